@@ -1,0 +1,34 @@
+# receipt — the two quick-start commands are `make demo` and `make test`.
+SHELL := /bin/bash
+export PATH := /opt/swift/usr/bin:$(PATH)
+OUT ?= out
+
+.PHONY: demo test setup setup-test build lint format release
+
+## Set up, build, and render the example receipt to out/note.pdf.
+demo: setup
+	swift build -c release --product receipt
+	@mkdir -p $(OUT)
+	.build/release/receipt render Templates/Examples/note.txt -o $(OUT)/note.pdf
+	.build/release/receipt measure Templates/Examples/note.txt
+	@echo "The receipt PDF is at $(abspath $(OUT)/note.pdf)"
+
+## Set up (with test tools), check formatting, build, and run every test.
+test: setup-test lint
+	swift build --build-tests
+	swift test --skip-build --disable-xctest
+
+setup:
+	@scripts/setup.sh
+
+setup-test:
+	@scripts/setup.sh --test
+
+lint:
+	swift format lint --strict --recursive Sources Tests Package.swift
+
+format:
+	swift format format --in-place --recursive Sources Tests Package.swift
+
+release:
+	swift build -c release --product receipt

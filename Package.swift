@@ -1,0 +1,57 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// A system library target for a C library found through pkg-config (or a plain `link`).
+func cLibrary(_ name: String, pkgConfig: String? = nil, apt: [String]) -> Target {
+  .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt(apt)])
+}
+
+let package = Package(
+  name: "receipt",
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "receipt", targets: ["receipt"]),
+    .library(name: "ReceiptKit", targets: ["ReceiptKit"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+  ],
+  targets: [
+    // C libraries (Debian packages; see scripts/setup.sh).
+    cLibrary("CFreeType", pkgConfig: "freetype2", apt: ["libfreetype-dev"]),
+    cLibrary("CHarfBuzz", pkgConfig: "harfbuzz", apt: ["libharfbuzz-dev"]),
+    cLibrary("CICU", pkgConfig: "icu-uc", apt: ["libicu-dev"]),
+    cLibrary("CFontconfig", pkgConfig: "fontconfig", apt: ["libfontconfig-dev"]),
+    cLibrary("CCairo", pkgConfig: "cairo-ft", apt: ["libcairo2-dev"]),
+    cLibrary("CCups", apt: ["libcups2-dev"]),
+    cLibrary("CZint", apt: ["libzint-dev"]),
+
+    // The pipeline, one way: Markup → Model → Layout → Render → Print; Kit is the facade.
+    .target(name: "ReceiptModel"),
+    .target(name: "ReceiptMarkup", dependencies: ["ReceiptModel"]),
+    .target(
+      name: "ReceiptLayout",
+      dependencies: ["ReceiptModel", "CFreeType", "CHarfBuzz", "CICU", "CFontconfig", "CZint"]
+    ),
+    .target(name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CCups"]),
+    .target(name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptRender", "CCups"]),
+    .target(
+      name: "ReceiptKit",
+      dependencies: ["ReceiptModel", "ReceiptMarkup", "ReceiptLayout", "ReceiptRender", "ReceiptPrint"]
+    ),
+    .target(name: "ReceiptServer", dependencies: ["ReceiptKit"]),
+    .executableTarget(
+      name: "receipt",
+      dependencies: ["ReceiptKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+
+    .target(name: "ReceiptTestSupport", path: "Tests/Support"),
+    .testTarget(name: "ReceiptModelTests", dependencies: ["ReceiptModel"]),
+    .testTarget(name: "ReceiptLayoutTests", dependencies: ["ReceiptTestSupport", "ReceiptLayout", "ReceiptModel"]),
+    .testTarget(
+      name: "ReceiptRenderTests",
+      dependencies: ["ReceiptTestSupport", "ReceiptRender", "ReceiptLayout", "ReceiptModel"]),
+    .testTarget(name: "ReceiptKitTests", dependencies: ["ReceiptTestSupport", "ReceiptKit", "receipt"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+#include <cairo.h>
+#include <cairo-pdf.h>
+#include <cairo-ft.h>

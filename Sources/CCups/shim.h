@@ -1,0 +1,4 @@
+#include <cups/cups.h>
+#include <cups/ipp.h>
+#include <cups/raster.h>
+#include <cups/ppd.h>

@@ -1,0 +1,104 @@
+import Foundation
+import ReceiptLayout
+@_exported import ReceiptModel
+import ReceiptRender
+
+/// The facade over the pipeline (markup → model → layout → render → print). The CLI and the
+/// daemon use only this. Create one and reuse it: fonts and shaping caches stay warm.
+public final class ReceiptEngine: Sendable {
+  private let layoutEngine: ReceiptLayoutEngine
+
+  /// Creates an engine (loads the font configuration).
+  public init() throws {
+    do {
+      layoutEngine = try ReceiptLayoutEngine()
+    } catch {
+      throw ReceiptError(.layout, "\(error)")
+    }
+  }
+
+  /// Reads a UTF-8 text file into a plain-text document (`lp`-style printing).
+  public func plainTextDocument(
+    contentsOf path: String, font: FontDescriptor = .receiptDefault, pageSetup: PageSetup = PageSetup()
+  ) throws -> ReceiptDocument {
+    let data: Data
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw ReceiptError(.input, "cannot read \(path): \(Self.reason(error))")
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      throw ReceiptError(.data, "\(path) is not UTF-8 text; convert it (e.g. iconv -t UTF-8)")
+    }
+    let title = URL(fileURLWithPath: path).lastPathComponent
+    return .plainText(text, attributes: TextAttributes(font: font), pageSetup: pageSetup, title: title)
+  }
+
+  /// Lays out a document: pages with content heights and cut lengths.
+  public func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
+    do {
+      return try layoutEngine.layout(document)
+    } catch {
+      throw ReceiptError(.layout, "\(error)")
+    }
+  }
+
+  /// Lays out and renders a document to the bytes of a format.
+  public func render(_ document: ReceiptDocument, format: OutputFormat) throws -> Data {
+    let laidOut = try layout(document)
+    do {
+      switch format {
+      case .pdf: return try PDFRenderer().render(laidOut)
+      }
+    } catch {
+      throw ReceiptError(.render, "\(error)")
+    }
+  }
+
+  /// Per-page measurements of a document.
+  public func measure(_ document: ReceiptDocument) throws -> [PageMeasurement] {
+    let laidOut = try layout(document)
+    return laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }
+  }
+
+  /// Versions of the C libraries in use, read from the libraries themselves.
+  public static var libraryVersions: KeyValuePairs<String, String> {
+    [
+      "freetype": LayoutLibraries.freetype, "harfbuzz": LayoutLibraries.harfbuzz, "icu": LayoutLibraries.icu,
+      "fontconfig": LayoutLibraries.fontconfig, "cairo": RenderLibraries.cairo, "zint": LayoutLibraries.zint,
+    ]
+  }
+
+  static func reason(_ error: Error) -> String {
+    let ns = error as NSError
+    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
+      let code = POSIXErrorCode(rawValue: Int32(underlying.code))
+    {
+      return String(cString: strerror(code.rawValue))
+    }
+    if ns.domain == NSCocoaErrorDomain && ns.code == NSFileReadNoSuchFileError { return "no such file" }
+    return ns.localizedDescription
+  }
+}
+
+/// The size of one laid-out page.
+public struct PageMeasurement: Sendable, Codable, Equatable {
+  /// Unrounded content height in points.
+  public var contentHeight: Double
+  /// Page length in points: ceil(content height) + top and bottom margins.
+  public var cutLength: Double
+  /// Page width (paper width) in points.
+  public var width: Double
+  /// Cut length in millimetres.
+  public var cutLengthMillimetres: Double
+  /// Cut length in printer dots (rounded up).
+  public var cutLengthDots: Int
+
+  init(page: LaidOutPage, resolution: Resolution) {
+    contentHeight = page.contentHeight
+    cutLength = page.cutLength
+    width = page.width
+    cutLengthMillimetres = Length.pt(page.cutLength).millimetres
+    cutLengthDots = Int(Length.pt(page.cutLength).dots(at: resolution).rounded(.up))
+  }
+}

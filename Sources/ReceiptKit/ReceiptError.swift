@@ -1,0 +1,27 @@
+/// A failure anywhere in the pipeline, with the stage it belongs to (the CLI maps stages to exit codes).
+public struct ReceiptError: Error, CustomStringConvertible, Sendable {
+  /// Which part of the pipeline failed.
+  public enum Stage: String, Sendable {
+    /// The input file is missing or unreadable.
+    case input
+    /// The input is readable but invalid (encoding, template, data).
+    case data
+    /// Fonts, shaping, barcodes.
+    case layout
+    /// Drawing or encoding the output.
+    case render
+    /// Writing the output.
+    case output
+  }
+  public var stage: Stage
+  /// One line: what failed, where, and how to fix it.
+  public var message: String
+
+  /// Creates an error.
+  public init(_ stage: Stage, _ message: String) {
+    self.stage = stage
+    self.message = message
+  }
+
+  public var description: String { message }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import ReceiptModel
+
+/// Places blocks on continuous pages: a vertical flow in the content area, split at `cut` blocks.
+struct BlockLayouter {
+  let text: TextLayouter
+  let setup: PageSetup
+  private var pages: [LaidOutPage] = []
+  private var items: [LaidOutItem] = []
+  private var commands: [DeviceCommand] = []
+  private var y = 0.0
+
+  init(text: TextLayouter, setup: PageSetup) {
+    self.text = text
+    self.setup = setup
+  }
+
+  mutating func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
+    pages = []
+    items = []
+    commands = []
+    y = 0
+    let x = setup.contentOriginX.points
+    for block in document.blocks {
+      try place(block, x: x, width: setup.contentWidth.points)
+    }
+    finishPage(cut: nil)
+    return LaidOutReceipt(pageSetup: setup, pages: pages, title: document.title)
+  }
+
+  /// Ends the current page: content height, cut length, and items moved below the top margin.
+  private mutating func finishPage(cut: CutKind?) {
+    let top = setup.margins.top.points
+    let contentHeight = y
+    let cutLength = contentHeight.rounded(.up) + top + setup.margins.bottom.points
+    let moved = items.map { $0.offsetBy(dx: 0, dy: top) }
+    pages.append(
+      LaidOutPage(
+        width: setup.paper.width.points, contentHeight: contentHeight, cutLength: cutLength, items: moved,
+        commands: commands, cut: cut))
+    items = []
+    commands = []
+    y = 0
+  }
+
+  /// Places one block at the current y, `width` wide from `x`, and advances y.
+  private mutating func place(_ block: Block, x: Double, width: Double) throws {
+    switch block {
+    case .text(let attributed):
+      let box = try text.layout(attributed, width: width)
+      items += box.items.map { $0.offsetBy(dx: x, dy: y) }
+      y += box.height
+    case .column(let column):
+      for (i, child) in column.children.enumerated() {
+        if i > 0 { y += column.spacing }
+        try place(child, x: x, width: width)
+      }
+    case .spacer(let spacer):
+      y += spacer.length?.points ?? 0
+    case .feed(let length):
+      y += length.points
+    case .rule(let rule):
+      placeRule(rule, x: x, width: width)
+    case .cut(let kind):
+      finishPage(cut: kind)
+    case .drawerKick(let pin):
+      commands.append(.drawerKick(pin))
+    case .row, .image, .barcode:
+      throw LayoutError.image("\(block) is not supported yet")
+    }
+  }
+
+  private mutating func placeRule(_ rule: Rule, x: Double, width: Double) {
+    y += rule.padding
+    let t = rule.thickness
+    switch rule.style {
+    case .solid:
+      items.append(.rect(FilledRect(rect: Rect(x: x, y: y, width: width, height: t), ink: .black)))
+      y += t
+    case .double:
+      items.append(.rect(FilledRect(rect: Rect(x: x, y: y, width: width, height: t), ink: .black)))
+      items.append(.rect(FilledRect(rect: Rect(x: x, y: y + 2 * t, width: width, height: t), ink: .black)))
+      y += 3 * t
+    case .dashed:
+      let dash = max(3 * t, 3)
+      var dx = 0.0
+      while dx < width {
+        items.append(
+          .rect(FilledRect(rect: Rect(x: x + dx, y: y, width: min(dash, width - dx), height: t), ink: .black)))
+        dx += 2 * dash
+      }
+      y += t
+    }
+    y += rule.padding
+  }
+}
+
+extension LaidOutItem {
+  /// The item moved by an offset.
+  func offsetBy(dx: Double, dy: Double) -> LaidOutItem {
+    switch self {
+    case .glyphs(var run):
+      run.origin.x += dx
+      run.origin.y += dy
+      return .glyphs(run)
+    case .rect(var rect):
+      rect.rect.x += dx
+      rect.rect.y += dy
+      return .rect(rect)
+    case .barcode(var code):
+      code.rect.x += dx
+      code.rect.y += dy
+      return .barcode(code)
+    case .image(var image):
+      image.rect.x += dx
+      image.rect.y += dy
+      return .image(image)
+    }
+  }
+}

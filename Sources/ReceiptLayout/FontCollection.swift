@@ -1,0 +1,140 @@
+internal import CFontconfig
+import ReceiptModel
+
+/// Finds fonts through fontconfig, opens each file once, and answers per-character fallback.
+///
+/// Everything is cached: a descriptor's matched chain, fontconfig's sorted fallback list per style,
+/// and the fallback font per scalar (`FcFontMatch` costs ~0.3 ms, `FcFontSort` more).
+final class FontCollection {
+  private let config: OpaquePointer
+  private var open: [FontFace: Font] = [:]
+  private var chains: [ChainKey: [Font]] = [:]
+  private var sorted: [ChainKey: [FontFace]] = [:]
+  private var fallbacks: [FallbackKey: Font?] = [:]
+
+  private struct ChainKey: Hashable {
+    var families: [String]
+    var weight: Int
+    var italic: Bool
+    var emoji: Bool
+  }
+  private struct FallbackKey: Hashable {
+    var style: ChainKey
+    var scalar: UInt32
+  }
+
+  init() throws {
+    guard let config = FcInitLoadConfigAndFonts() else {
+      throw LayoutError.fontconfig("cannot load the fontconfig configuration")
+    }
+    self.config = config
+  }
+
+  deinit { FcConfigDestroy(config) }
+
+  /// The fonts named by a descriptor's families, in order, without duplicates. Never empty.
+  func chain(for descriptor: FontDescriptor) throws -> [Font] {
+    let key = ChainKey(
+      families: descriptor.families, weight: descriptor.weight, italic: descriptor.italic, emoji: false)
+    if let chain = chains[key] { return chain }
+    var chain: [Font] = []
+    for family in descriptor.families {
+      let face: FontFace?
+      if family.hasPrefix("/") {  // a font file given by path
+        face = FontFace(path: family, index: 0, family: family)
+      } else {
+        face = match(family: family, weight: descriptor.weight, italic: descriptor.italic)
+      }
+      if let face, !chain.contains(where: { $0.face == face }) { chain.append(try font(face)) }
+    }
+    if chain.isEmpty {
+      guard let face = match(family: "sans-serif", weight: descriptor.weight, italic: descriptor.italic) else {
+        throw LayoutError.fontNotFound(descriptor.description)
+      }
+      chain.append(try font(face))
+    }
+    chains[key] = chain
+    return chain
+  }
+
+  /// A font that has a glyph for `scalar`, chosen by fontconfig for the style (and for emoji,
+  /// a color emoji font), or nil when no installed font has it.
+  func fallback(for scalar: UInt32, style descriptor: FontDescriptor, emoji: Bool) -> Font? {
+    let style = ChainKey(
+      families: descriptor.families, weight: descriptor.weight, italic: descriptor.italic, emoji: emoji)
+    let key = FallbackKey(style: style, scalar: scalar)
+    if let cached = fallbacks[key] { return cached }
+    let candidates = sortedFaces(for: style)
+    var found: Font?
+    for face in candidates {
+      guard let font = try? font(face) else { continue }
+      if font.covers(scalar) {
+        found = font
+        break
+      }
+    }
+    fallbacks[key] = found
+    return found
+  }
+
+  /// Opens (once) the font for a face.
+  func font(_ face: FontFace) throws -> Font {
+    if let font = open[face] { return font }
+    let font = try Font(face)
+    open[face] = font
+    return font
+  }
+
+  private func pattern(family: String, weight: Int, italic: Bool) -> OpaquePointer? {
+    guard let pattern = FcPatternCreate() else { return nil }
+    _ = FcPatternAddString(pattern, FC_FAMILY, family)
+    _ = FcPatternAddInteger(pattern, FC_WEIGHT, FcWeightFromOpenType(Int32(weight)))
+    _ = FcPatternAddInteger(pattern, FC_SLANT, italic ? FC_SLANT_ITALIC : FC_SLANT_ROMAN)
+    _ = FcConfigSubstitute(config, pattern, FcMatchPattern)
+    FcDefaultSubstitute(pattern)
+    return pattern
+  }
+
+  private func match(family: String, weight: Int, italic: Bool) -> FontFace? {
+    guard let pattern = pattern(family: family, weight: weight, italic: italic) else { return nil }
+    defer { FcPatternDestroy(pattern) }
+    var result = FcResultNoMatch
+    guard let matched = FcFontMatch(config, pattern, &result) else { return nil }
+    defer { FcPatternDestroy(matched) }
+    return face(from: matched)
+  }
+
+  private func sortedFaces(for style: ChainKey) -> [FontFace] {
+    if let list = sorted[style] { return list }
+    let family = style.emoji ? "emoji" : (style.families.first { !$0.hasPrefix("/") } ?? "sans-serif")
+    var faces: [FontFace] = []
+    if let pattern = pattern(family: family, weight: style.weight, italic: style.italic) {
+      if style.emoji { _ = FcPatternAddBool(pattern, FC_COLOR, 1) }
+      var result = FcResultNoMatch
+      if let set = FcFontSort(config, pattern, 1, nil, &result) {
+        for i in 0..<Int(set.pointee.nfont) {
+          if let font = set.pointee.fonts[i], let face = face(from: font) { faces.append(face) }
+        }
+        FcFontSetDestroy(set)
+      }
+      FcPatternDestroy(pattern)
+    }
+    sorted[style] = faces
+    return faces
+  }
+
+  private func face(from pattern: OpaquePointer) -> FontFace? {
+    var file: UnsafeMutablePointer<FcChar8>?
+    guard FcPatternGetString(pattern, FC_FILE, 0, &file) == FcResultMatch, let file else { return nil }
+    var index: Int32 = 0
+    _ = FcPatternGetInteger(pattern, FC_INDEX, 0, &index)
+    var familyName: UnsafeMutablePointer<FcChar8>?
+    var family = ""
+    if FcPatternGetString(pattern, FC_FAMILY, 0, &familyName) == FcResultMatch, let familyName {
+      family = String(cString: familyName)
+    }
+    var color: FcBool = 0
+    _ = FcPatternGetBool(pattern, FC_COLOR, 0, &color)
+    return FontFace(path: String(cString: file), index: Int(index), family: family, isColor: color != 0)
+  }
+}

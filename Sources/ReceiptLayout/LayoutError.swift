@@ -1,0 +1,32 @@
+/// Errors from layout: fonts that cannot be loaded, C library failures, bad barcode data.
+public enum LayoutError: Error, Equatable, CustomStringConvertible, Sendable {
+  /// No installed font could be found for a request.
+  case fontNotFound(String)
+  /// A font file exists but FreeType/HarfBuzz cannot read it.
+  case fontUnreadable(path: String, reason: String)
+  /// An ICU call failed.
+  case icu(function: String, status: String)
+  /// fontconfig failed to initialise.
+  case fontconfig(String)
+  /// zint rejected barcode data (bad check digit, too long, wrong characters…).
+  case barcode(symbology: String, data: String, reason: String)
+  /// An image could not be decoded or is too large.
+  case image(String)
+
+  public var description: String {
+    switch self {
+    case .fontNotFound(let request):
+      return "no installed font matches \(request); install one (e.g. fonts-dejavu-core) or pick another family"
+    case .fontUnreadable(let path, let reason):
+      return "cannot read font \(path): \(reason); check the file or choose another font"
+    case .icu(let function, let status):
+      return "ICU \(function) failed: \(status)"
+    case .fontconfig(let message):
+      return "fontconfig: \(message)"
+    case .barcode(let symbology, let data, let reason):
+      return "\(symbology) barcode cannot encode \"\(data)\": \(reason)"
+    case .image(let message):
+      return "image: \(message)"
+    }
+  }
+}

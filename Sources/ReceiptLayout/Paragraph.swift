@@ -1,0 +1,78 @@
+import ReceiptModel
+
+/// A run of a paragraph in one font, attribute set, bidi level and script, shaped by HarfBuzz.
+struct ShapedItem {
+  /// UTF-16 range in the paragraph.
+  var range: Range<Int>
+  var attributes: TextAttributes
+  var font: Font
+  var level: UInt8
+  var script: Int32
+  /// Glyphs in visual order; clusters are paragraph offsets.
+  var glyphs: [ShapedGlyph]
+  var rightToLeft: Bool { level & 1 == 1 }
+  var isTab: Bool
+}
+
+/// One paragraph (text between `\n`), itemized and shaped once, then broken into lines.
+struct Paragraph {
+  /// The paragraph's UTF-16 code units.
+  let units: [UInt16]
+  /// The paragraph's offset in the whole text.
+  let offset: Int
+  var items: [ShapedItem] = []
+  /// Width of the cluster starting at each offset (0 inside clusters and for tabs).
+  var advances: [Double] = []
+  /// Prefix sums of `advances` (count + 1 entries).
+  var prefix: [Double] = []
+  var paragraphLevel: UInt8 = 0
+  /// Grapheme boundaries after 0, ending with `units.count`.
+  var graphemes: [Int] = []
+  /// Line break opportunities after 0, ending with `units.count`.
+  var breaks: [Int] = []
+  var hasTabs = false
+
+  var rightToLeft: Bool { paragraphLevel & 1 == 1 }
+
+  /// The sum of cluster advances over a range of offsets.
+  func width(_ range: Range<Int>) -> Double { prefix[range.upperBound] - prefix[range.lowerBound] }
+
+  /// `end` moved back over trailing spaces (they hang past the line end and are not drawn).
+  func trimmingTrailingSpaces(_ start: Int, _ end: Int) -> Int {
+    var e = end
+    while e > start, Paragraph.isSpace(units[e - 1]) { e -= 1 }
+    return e
+  }
+
+  static func isSpace(_ unit: UInt16) -> Bool { unit == 0x20 || unit == 0x3000 }
+
+  /// The item index containing an offset.
+  func itemIndex(at offset: Int) -> Int {
+    var lo = 0
+    var hi = items.count - 1
+    while lo < hi {
+      let mid = (lo + hi + 1) / 2
+      if items[mid].range.lowerBound <= offset { lo = mid } else { hi = mid - 1 }
+    }
+    return lo
+  }
+}
+
+/// Decodes UTF-16 into (offset, scalar) pairs.
+func scalars(of units: ArraySlice<UInt16>) -> [(offset: Int, length: Int, value: UInt32)] {
+  var result: [(Int, Int, UInt32)] = []
+  result.reserveCapacity(units.count)
+  var i = units.startIndex
+  while i < units.endIndex {
+    let u = units[i]
+    if UTF16.isLeadSurrogate(u), i + 1 < units.endIndex, UTF16.isTrailSurrogate(units[i + 1]) {
+      let value = 0x10000 + ((UInt32(u) - 0xD800) << 10) + (UInt32(units[i + 1]) - 0xDC00)
+      result.append((i - units.startIndex, 2, value))
+      i += 2
+    } else {
+      result.append((i - units.startIndex, 1, UInt32(u)))
+      i += 1
+    }
+  }
+  return result
+}

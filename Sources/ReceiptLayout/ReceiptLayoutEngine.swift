@@ -1,0 +1,67 @@
+import Foundation
+import ReceiptModel
+import Synchronization
+
+/// Lays out receipt documents: the one entry point of ReceiptLayout.
+///
+/// Holds the font cache, HarfBuzz fonts and buffers; create one and reuse it (layout is then warm).
+/// Thread-safe: calls are serialised by an internal lock.
+public final class ReceiptLayoutEngine: Sendable {
+  private let state: Mutex<State>
+
+  final class State: @unchecked Sendable {
+    let fonts: FontCollection
+    let text: TextLayouter
+    init() throws {
+      fonts = try FontCollection()
+      text = TextLayouter(fonts: fonts)
+    }
+  }
+
+  /// Creates an engine (loads the fontconfig configuration).
+  public init() throws {
+    state = Mutex(try State())
+  }
+
+  /// Lays out a document into continuous pages with their cut lengths.
+  public func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
+    try state.withLock { state in
+      var layouter = BlockLayouter(text: state.text, setup: document.pageSetup)
+      return try layouter.layout(document)
+    }
+  }
+
+  /// The height a text takes at a width, unrounded, under the `.usesFontLeading` rule.
+  public func measure(_ text: AttributedText, width: Double) throws -> Double {
+    try state.withLock { try $0.text.layout(text, width: width).height }
+  }
+
+  /// The number of lines a text takes at a width.
+  public func lineCount(_ text: AttributedText, width: Double) throws -> Int {
+    try state.withLock { try $0.text.layout(text, width: width).lineCount }
+  }
+
+  /// The lines a text breaks into at a width, as strings (trailing spaces removed).
+  public func lines(_ text: AttributedText, width: Double) throws -> [String] {
+    try state.withLock { state in
+      let box = try state.text.layout(text, width: width)
+      var lines: [(y: Double, x: Double, text: String)] = []
+      for case .glyphs(let run) in box.items { lines.append((run.origin.y, run.origin.x, run.text)) }
+      let grouped = Dictionary(grouping: lines, by: { ($0.y * 1000).rounded() })
+      return grouped.keys.sorted().map { key in
+        grouped[key]!.sorted { $0.x < $1.x }.map(\.text).joined()
+      }
+    }
+  }
+
+  /// Vertical metrics of the primary font of a descriptor, in points: ascent, descent, line gap.
+  public func fontMetrics(_ font: FontDescriptor) throws -> (
+    ascent: Double, descent: Double, lineGap: Double, face: FontFace
+  ) {
+    try state.withLock { state in
+      let f = try state.fonts.chain(for: font)[0]
+      let m = f.metrics
+      return (m.ascent * font.size, m.descent * font.size, m.lineGap * font.size, f.face)
+    }
+  }
+}

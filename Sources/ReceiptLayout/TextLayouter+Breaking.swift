@@ -1,0 +1,137 @@
+import Foundation
+import ReceiptModel
+
+/// A line of a paragraph: a UTF-16 range, and whether it ends with an ellipsis.
+struct LineSpan {
+  var start: Int
+  var end: Int
+  var truncated = false
+}
+
+extension TextLayouter {
+  /// Greedy line breaking at the paragraph's break opportunities (UAX #14 in word mode), with
+  /// trailing spaces hanging; a word wider than the line wraps between graphemes. At most
+  /// `budget` lines (0 = unlimited); a cut paragraph's last line is truncated with an ellipsis.
+  func breakLines(_ p: Paragraph, available: Double, style: ParagraphStyle, budget: Int) -> [LineSpan] {
+    let n = p.units.count
+    guard n > 0 else { return [LineSpan(start: 0, end: 0)] }
+    let budget = style.lineBreakMode == .truncate ? 1 : budget
+    let limit = available + 1e-9
+    var lines: [LineSpan] = []
+    var start = 0
+    var b = 0
+    while start < n {
+      if budget > 0, lines.count == budget - 1, lineWidth(p, start, n, available: available, style: style) > limit {
+        lines.append(
+          LineSpan(start: start, end: truncationEnd(p, start, available: available, style: style), truncated: true))
+        break
+      }
+      while b < p.breaks.count, p.breaks[b] <= start { b += 1 }
+      var end: Int?
+      while b < p.breaks.count, lineWidth(p, start, p.breaks[b], available: available, style: style) <= limit {
+        end = p.breaks[b]
+        b += 1
+      }
+      if end == nil {
+        // The first word is wider than the line: break between graphemes, at least one.
+        var g = p.graphemes.firstIndex { $0 > start }!
+        end = p.graphemes[g]
+        g += 1
+        while g < p.graphemes.count, lineWidth(p, start, p.graphemes[g], available: available, style: style) <= limit {
+          end = p.graphemes[g]
+          g += 1
+        }
+      }
+      lines.append(LineSpan(start: start, end: end!))
+      start = end!
+    }
+    return lines
+  }
+
+  /// Width of a line from `start` to `end` (trailing spaces excluded), with tabs resolved.
+  func lineWidth(_ p: Paragraph, _ start: Int, _ end: Int, available: Double, style: ParagraphStyle) -> Double {
+    let end = p.trimmingTrailingSpaces(start, end)
+    guard p.hasTabs else { return p.width(start..<end) }
+    let segments = tabSegments(p, start, end)
+    let widths = segments.map { p.width($0) }
+    let starts = resolveTabs(
+      widths: widths, decimals: segments.map { decimalOffset(p, $0) }, style: style, available: available)
+    return (starts.last ?? 0) + (widths.last ?? 0)
+  }
+
+  /// Where a truncated line's text ends so that it and an ellipsis fit.
+  private func truncationEnd(_ p: Paragraph, _ start: Int, available: Double, style: ParagraphStyle) -> Int {
+    let item = p.items[p.itemIndex(at: start)]
+    let ellipsis =
+      (item.font.advance(of: 0x2026) ?? 3 * (item.font.advance(of: 0x2E) ?? 0.3)) * item.attributes.font.size
+      * item.attributes.horizontalScale
+    var end = start
+    for g in p.graphemes where g > start {
+      if lineWidth(p, start, g, available: available, style: style) + ellipsis > available + 1e-9 { break }
+      end = g
+    }
+    return end
+  }
+
+  /// The ranges between tabs (the tabs themselves excluded), in logical order.
+  func tabSegments(_ p: Paragraph, _ start: Int, _ end: Int) -> [Range<Int>] {
+    var segments: [Range<Int>] = []
+    var s = start
+    for i in start..<end where p.units[i] == 0x09 {
+      segments.append(s..<i)
+      s = i + 1
+    }
+    segments.append(s..<max(s, end))
+    return segments
+  }
+
+  /// Distance from a segment's start to its decimal separator (for decimal tab stops).
+  func decimalOffset(_ p: Paragraph, _ range: Range<Int>) -> Double? {
+    guard let i = range.last(where: { p.units[$0] == 0x2E }) ?? range.last(where: { p.units[$0] == 0x2C }) else {
+      return nil
+    }
+    return p.width(range.lowerBound..<i)
+  }
+
+  /// The start of every tab segment in leading-edge coordinates. The first segment starts at 0;
+  /// each later one goes to the next stop past the text before it, aligned by the stop's kind.
+  /// Negative stop locations count back from the trailing edge.
+  func resolveTabs(widths: [Double], decimals: [Double?], style: ParagraphStyle, available: Double) -> [Double] {
+    var starts = [0.0]
+    guard widths.count > 1 else { return starts }
+    let stops = style.tabStops.map { stop -> TabStop in
+      var s = stop
+      if s.location < 0 { s.location += available }
+      return s
+    }.sorted { $0.location < $1.location }
+    var x = widths[0]
+    for i in 1..<widths.count {
+      let w = widths[i]
+      var start: Double
+      if let stop = stops.first(where: { $0.location > x + 1e-9 }) {
+        switch stop.alignment {
+        case .left: start = stop.location
+        case .right: start = stop.location - w
+        case .center: start = stop.location - w / 2
+        case .decimal: start = stop.location - (decimals[i] ?? w)
+        }
+        start = max(x, start)
+      } else {
+        let interval = max(style.defaultTabInterval, 1)
+        start = (floor(x / interval) + 1) * interval
+      }
+      starts.append(start)
+      x = start + w
+    }
+    return starts
+  }
+
+  /// The tab stop a tab at `x` goes to (for its leader), or nil for an implicit stop.
+  func tabStop(after x: Double, style: ParagraphStyle, available: Double) -> TabStop? {
+    style.tabStops.map { stop -> TabStop in
+      var s = stop
+      if s.location < 0 { s.location += available }
+      return s
+    }.sorted { $0.location < $1.location }.first { $0.location > x + 1e-9 }
+  }
+}

@@ -1,0 +1,285 @@
+import Foundation
+import ReceiptModel
+
+/// Laid-out text relative to its box's top-left corner.
+struct TextBox {
+  var items: [LaidOutItem] = []
+  var height: Double = 0
+  /// The widest line including indents.
+  var width: Double = 0
+  var firstBaseline: Double?
+  var lineCount = 0
+}
+
+/// A piece of a line: glyphs of one item (or an ellipsis) in one font and direction.
+private struct LinePiece {
+  var glyphs: [ShapedGlyph]
+  var font: Font
+  var attributes: TextAttributes
+  var level: UInt8
+  var range: Range<Int>
+  var text: String
+  var isTab: Bool
+  var width: Double { glyphs.reduce(0) { $0 + $1.advance } }
+}
+
+extension TextLayouter {
+  /// Lays out text in a box of the given width.
+  func layout(_ text: AttributedText, width: Double) throws -> TextBox {
+    let style = text.paragraphStyle
+    let paragraphs = try self.paragraphs(of: text, mode: style.lineBreakMode)
+    let available = max(0, width - style.headIndent - style.tailIndent)
+    var box = TextBox()
+    for (index, p) in paragraphs.enumerated() {
+      let budget = style.maxLines > 0 ? style.maxLines - box.lineCount : 0
+      if style.maxLines > 0 && budget <= 0 { break }
+      let spans = breakLines(p, available: available, style: style, budget: budget)
+      for (i, span) in spans.enumerated() {
+        if box.lineCount > 0 { box.height += style.lineSpacing }
+        let last = i == spans.count - 1
+        try appendLine(p, span, to: &box, text: text, width: width, available: available, last: last)
+      }
+      if index < paragraphs.count - 1 { box.height += style.paragraphSpacing }
+    }
+    return box
+  }
+
+  /// The width the text takes without wrapping (its widest paragraph), indents included.
+  func naturalWidth(_ text: AttributedText) throws -> Double {
+    let style = text.paragraphStyle
+    var widest = 0.0
+    for p in try paragraphs(of: text, mode: .word) {
+      widest = max(widest, lineWidth(p, 0, p.units.count, available: .greatestFiniteMagnitude / 4, style: style))
+    }
+    return widest + style.headIndent + style.tailIndent
+  }
+
+  private func appendLine(
+    _ p: Paragraph, _ span: LineSpan, to box: inout TextBox, text: AttributedText, width: Double,
+    available: Double, last: Bool
+  ) throws {
+    let style = text.paragraphStyle
+    let end = p.trimmingTrailingSpaces(span.start, span.end)
+    var pieces = self.pieces(p, span.start, end)
+    if span.truncated { pieces.append(try ellipsis(p, after: pieces, at: end)) }
+
+    // Line height: Apple's .usesFontLeading rule over every font on the line.
+    var ascent = 0.0
+    var descent = 0.0
+    var gap = 0.0
+    for piece in pieces {
+      let m = piece.font.metrics
+      let k = piece.attributes.font.size * piece.attributes.verticalScale
+      ascent = max(ascent, m.ascent * k)
+      descent = max(descent, m.descent * k)
+      gap = max(gap, m.lineGap * k)
+    }
+    if pieces.isEmpty {
+      let attributes = text.attributes(at: p.offset + span.start)
+      let m = try fonts.chain(for: attributes.font)[0].metrics
+      let k = attributes.font.size * attributes.verticalScale
+      (ascent, descent, gap) = (m.ascent * k, m.descent * k, m.lineGap * k)
+    }
+    let top = box.height
+    let height = ascent + descent + gap
+    let baseline = top + ascent
+
+    // Segments between tabs, each in visual order, placed at their tab stops.
+    var segments: [[LinePiece]] = [[]]
+    for piece in pieces {
+      if piece.isTab { segments.append([]) } else { segments[segments.count - 1].append(piece) }
+    }
+    let widths = segments.map { $0.reduce(0) { $0 + $1.width } }
+    var decimals = tabSegments(p, span.start, end).map { decimalOffset(p, $0) }
+    while decimals.count < segments.count { decimals.append(nil) }
+    let starts = resolveTabs(widths: widths, decimals: decimals, style: style, available: available)
+    let lineWidth = (starts.last ?? 0) + (widths.last ?? 0)
+
+    // Alignment, in leading-edge coordinates, and justification.
+    let rtl = p.rightToLeft
+    let free = max(0, available - lineWidth)
+    var shift = 0.0
+    var extraPerSpace = 0.0
+    switch style.alignment {
+    case .leading: shift = 0
+    case .trailing: shift = free
+    case .center: shift = free / 2
+    case .left: shift = rtl ? free : 0
+    case .right: shift = rtl ? 0 : free
+    case .justified:
+      let spaces = pieces.reduce(0) { n, piece in
+        n + piece.glyphs.filter { piece.range.contains($0.cluster) && p.units[$0.cluster] == 0x20 }.count
+      }
+      if !last, segments.count == 1, spaces > 0 { extraPerSpace = free / Double(spaces) }
+    }
+    if !available.isFinite || available > 1e12 { shift = 0 }
+
+    let boxLeft = rtl ? style.tailIndent : style.headIndent
+    let boxRight = width - (rtl ? style.headIndent : style.tailIndent)
+    var tabEnd = widths[0]
+    for (index, segment) in segments.enumerated() {
+      var segmentWidth = widths[index]
+      if extraPerSpace > 0 { segmentWidth = available }
+      let start = starts[index]
+      var x = rtl ? boxRight - shift - start - segmentWidth : boxLeft + shift + start
+      if index > 0 {
+        emitLeader(
+          p, from: tabEnd, to: start, pieces: pieces, style: style, available: available, rtl: rtl,
+          boxLeft: boxLeft + shift, boxRight: boxRight - shift, baseline: baseline, into: &box.items)
+      }
+      tabEnd = start + widths[index]
+      let order = Bidi.visualOrder(levels: segment.map(\.level))
+      for i in order {
+        var piece = segment[i]
+        if extraPerSpace > 0 {
+          for g in piece.glyphs.indices
+          where piece.range.contains(piece.glyphs[g].cluster)
+            && p.units[piece.glyphs[g].cluster] == 0x20
+          {
+            piece.glyphs[g].advance += extraPerSpace
+          }
+        }
+        emit(piece, x: x, top: top, height: height, baseline: baseline, into: &box.items)
+        x += piece.width
+      }
+    }
+    box.height = top + height
+    box.width = max(box.width, lineWidth + style.headIndent + style.tailIndent)
+    if box.firstBaseline == nil { box.firstBaseline = baseline }
+    box.lineCount += 1
+  }
+
+  /// The pieces of a line in logical order: items cut to the line, reshaped where a cut falls
+  /// where HarfBuzz says breaking is unsafe.
+  private func pieces(_ p: Paragraph, _ start: Int, _ end: Int) -> [LinePiece] {
+    guard start < end else { return [] }
+    var result: [LinePiece] = []
+    var i = p.itemIndex(at: start)
+    while i < p.items.count, p.items[i].range.lowerBound < end {
+      let item = p.items[i]
+      let lo = max(start, item.range.lowerBound)
+      let hi = min(end, item.range.upperBound)
+      i += 1
+      guard lo < hi else { continue }
+      var glyphs = item.glyphs
+      if lo != item.range.lowerBound || hi != item.range.upperBound {
+        if !item.isTab && (!safeBreak(item, lo) || !safeBreak(item, hi)) {
+          glyphs =
+            shape(p, lo..<hi, item.font, item.attributes, item.level, item.script, false, context: start..<end).glyphs
+        } else {
+          glyphs = glyphs.filter { $0.cluster >= lo && $0.cluster < hi }
+        }
+      }
+      let text = String(decoding: p.units[lo..<hi], as: UTF16.self)
+      result.append(
+        LinePiece(
+          glyphs: glyphs, font: item.font, attributes: item.attributes, level: item.level, range: lo..<hi,
+          text: text, isTab: item.isTab))
+    }
+    return result
+  }
+
+  /// Whether a line may start or end at `offset` inside an item without reshaping.
+  private func safeBreak(_ item: ShapedItem, _ offset: Int) -> Bool {
+    if offset == item.range.lowerBound || offset == item.range.upperBound { return true }
+    var found = false
+    for glyph in item.glyphs where glyph.cluster == offset {
+      if glyph.unsafeToBreak { return false }
+      found = true
+    }
+    return found
+  }
+
+  private func ellipsis(_ p: Paragraph, after pieces: [LinePiece], at end: Int) throws -> LinePiece {
+    let item = p.items[p.itemIndex(at: max(0, min(end, p.units.count - 1)))]
+    let units: [UInt16] = item.font.covers(0x2026) ? [0x2026] : [0x2E, 0x2E, 0x2E]
+    let q = Paragraph(units: units, offset: 0)
+    let shaped = shape(q, 0..<units.count, item.font, item.attributes, p.paragraphLevel, item.script, false)
+    var glyphs = shaped.glyphs
+    for i in glyphs.indices { glyphs[i].cluster = -1 }
+    return LinePiece(
+      glyphs: glyphs, font: item.font, attributes: item.attributes, level: p.paragraphLevel,
+      range: 0..<0, text: String(decoding: units, as: UTF16.self), isTab: false)
+  }
+
+  /// Fills a tab's space with its stop's leader character, on a grid so that leaders line up.
+  private func emitLeader(
+    _ p: Paragraph, from: Double, to: Double, pieces: [LinePiece], style: ParagraphStyle, available: Double,
+    rtl: Bool, boxLeft: Double, boxRight: Double, baseline: Double, into items: inout [LaidOutItem]
+  ) {
+    guard let stop = tabStop(after: from, style: style, available: available), let leader = stop.leader,
+      let piece = pieces.first(where: { $0.isTab }) ?? pieces.first
+    else { return }
+    let units = Array(String(leader).utf16)
+    let q = Paragraph(units: units, offset: 0)
+    let shaped = shape(
+      q, 0..<units.count, piece.font, piece.attributes, 0, UnicodeProperties.scriptCode(UInt32(units[0])), false)
+    let advance = shaped.glyphs.reduce(0) { $0 + $1.advance }
+    guard advance > 0.1 else { return }
+    let first = (from / advance).rounded(.up)
+    let last = (to / advance).rounded(.down) - 1
+    guard last >= first else { return }
+    var glyphs: [Glyph] = []
+    var text = ""
+    var k = first
+    while k <= last {
+      let u = k * advance
+      let x = rtl ? boxRight - u - advance : boxLeft + u
+      for g in shaped.glyphs {
+        glyphs.append(Glyph(id: g.id, x: x + g.xOffset, y: -g.yOffset, cluster: text.utf16.count))
+      }
+      text.append(leader)
+      k += 1
+    }
+    let origin = Point(x: 0, y: baseline)
+    items.append(
+      .glyphs(
+        GlyphRun(
+          font: piece.font.face, size: piece.attributes.font.size, horizontalScale: piece.attributes.horizontalScale,
+          verticalScale: piece.attributes.verticalScale, origin: origin, glyphs: glyphs, text: text,
+          rightToLeft: false, ink: .black, width: (last - first + 1) * advance)))
+  }
+
+  /// Paints one piece: inverse band, glyphs, underline and strikethrough.
+  private func emit(
+    _ piece: LinePiece, x: Double, top: Double, height: Double, baseline: Double, into items: inout [LaidOutItem]
+  ) {
+    let width = piece.width
+    let a = piece.attributes
+    if a.inverse {
+      items.append(.rect(FilledRect(rect: Rect(x: x, y: top, width: width, height: height), ink: .black)))
+    }
+    var glyphs: [Glyph] = []
+    glyphs.reserveCapacity(piece.glyphs.count)
+    var pen = 0.0
+    for g in piece.glyphs {
+      let cluster = g.cluster < 0 ? 0 : g.cluster - piece.range.lowerBound
+      glyphs.append(Glyph(id: g.id, x: pen + g.xOffset, y: -g.yOffset, cluster: cluster))
+      pen += g.advance
+    }
+    if !glyphs.isEmpty {
+      items.append(
+        .glyphs(
+          GlyphRun(
+            font: piece.font.face, size: a.font.size, horizontalScale: a.horizontalScale,
+            verticalScale: a.verticalScale, origin: Point(x: x, y: baseline), glyphs: glyphs,
+            text: piece.text, rightToLeft: piece.level & 1 == 1, ink: a.inverse ? .white : .black,
+            width: width)))
+    }
+    let m = piece.font.metrics
+    let k = a.font.size * a.verticalScale
+    let ink: Ink = a.inverse ? .white : .black
+    if a.underline {
+      let t = max(m.underlineThickness * k, 0.5)
+      items.append(
+        .rect(
+          FilledRect(rect: Rect(x: x, y: baseline + m.underlineOffset * k - t / 2, width: width, height: t), ink: ink)))
+    }
+    if a.strikethrough {
+      let t = max(m.strikeoutThickness * k, 0.5)
+      items.append(
+        .rect(
+          FilledRect(rect: Rect(x: x, y: baseline - m.strikeoutOffset * k - t / 2, width: width, height: t), ink: ink)))
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import ReceiptModel
+
+/// Lays out attributed text: itemizes paragraphs by bidi level, script and font (with fontconfig
+/// fallback), shapes them with HarfBuzz, breaks lines at ICU opportunities and assembles lines.
+///
+/// Not thread-safe: one per ``ReceiptLayoutEngine``, used under its lock.
+final class TextLayouter {
+  let fonts: FontCollection
+  let shaper = Shaper()
+
+  init(fonts: FontCollection) {
+    self.fonts = fonts
+  }
+
+  /// Splits text into paragraphs at `\n` and prepares each (itemized, shaped, break points).
+  func paragraphs(of text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
+    let units = Array(text.string.utf16)
+    var result: [Paragraph] = []
+    var start = 0
+    for i in 0...units.count where i == units.count || units[i] == 0x0A {
+      result.append(try paragraph(units[start..<i], offset: start, text: text, mode: mode))
+      start = i + 1
+    }
+    return result
+  }
+
+  private func paragraph(_ slice: ArraySlice<UInt16>, offset: Int, text: AttributedText, mode: LineBreakMode) throws
+    -> Paragraph
+  {
+    var p = Paragraph(units: Array(slice), offset: offset)
+    let n = p.units.count
+    p.hasTabs = p.units.contains(0x09)
+    let base: Int
+    switch text.paragraphStyle.baseDirection {
+    case .auto: base = Bidi.autoLevel
+    case .leftToRight: base = 0
+    case .rightToLeft: base = 1
+    }
+    let language = text.attributes(at: offset).language
+    let simple = p.units.allSatisfy { $0 < 0x0300 && $0 != 0x0D }
+    var levels: [UInt8]
+    if simple && base != 1 {
+      levels = [UInt8](repeating: 0, count: n)
+    } else {
+      (levels, p.paragraphLevel) = try Bidi.levels(of: slice, base: base)
+    }
+    if n == 0 { return p }
+    if simple {
+      p.graphemes = Array(1...n)
+    } else {
+      p.graphemes = try BreakIterator(.character, text: slice, locale: language).boundaries().map(\.offset)
+    }
+    switch mode {
+    case .char, .truncate: p.breaks = p.graphemes
+    case .word:
+      p.breaks = try BreakIterator(.line, text: slice, locale: language).boundaries().map(\.offset)
+    }
+    try itemize(&p, levels: levels, text: text)
+    measure(&p)
+    return p
+  }
+
+  /// Splits a paragraph into items of one attribute run, level, script and font; shapes each.
+  private func itemize(_ p: inout Paragraph, levels: [UInt8], text: AttributedText) throws {
+    let all = scalars(of: p.units[...])
+    // Script per scalar; common and inherited characters take their neighbour's script.
+    var scripts = all.map { UnicodeProperties.scriptCode($0.value) }
+    var last: Int32? = nil
+    for i in scripts.indices {
+      if scripts[i] == UnicodeProperties.commonScript || scripts[i] == UnicodeProperties.inheritedScript {
+        if let last { scripts[i] = last }
+      } else {
+        last = scripts[i]
+      }
+    }
+    if let first = scripts.first(where: { $0 > UnicodeProperties.inheritedScript }) {
+      for i in scripts.indices where scripts[i] <= UnicodeProperties.inheritedScript { scripts[i] = first }
+    }
+    // Font per grapheme.
+    var scalarIndex = 0
+    var graphemeStart = 0
+    struct Key: Equatable {
+      var run: Int
+      var level: UInt8
+      var script: Int32
+      var font: ObjectIdentifier
+      var tab: Bool
+    }
+    var current: (key: Key, start: Int, font: Font, attributes: TextAttributes)?
+    var keyRun = 0
+    for boundary in p.graphemes {
+      let first = scalarIndex
+      while scalarIndex < all.count, all[scalarIndex].offset < boundary { scalarIndex += 1 }
+      let cluster = all[first..<scalarIndex]
+      let absolute = p.offset + graphemeStart
+      while keyRun + 1 < text.runs.count, text.runs[keyRun].range.upperBound <= absolute { keyRun += 1 }
+      let attributes = text.runs.isEmpty ? TextAttributes() : text.runs[keyRun].attributes
+      let font = try self.font(for: cluster.map(\.value), attributes: attributes)
+      let isTab = cluster.first?.value == 0x09
+      let key = Key(
+        run: keyRun, level: levels[graphemeStart], script: scripts[first], font: ObjectIdentifier(font), tab: isTab)
+      if let c = current, c.key == key, !isTab {
+      } else {
+        if let c = current {
+          p.items.append(shape(p, c.start..<graphemeStart, c.font, c.attributes, c.key.level, c.key.script, c.key.tab))
+        }
+        current = (key, graphemeStart, font, attributes)
+      }
+      graphemeStart = boundary
+    }
+    if let c = current {
+      p.items.append(shape(p, c.start..<p.units.count, c.font, c.attributes, c.key.level, c.key.script, c.key.tab))
+    }
+  }
+
+  /// The font for one grapheme: the first of the style's fonts that has every visible character,
+  /// a color emoji font for emoji presentation, else fontconfig's fallback, else the primary font.
+  private func font(for cluster: [UInt32], attributes: TextAttributes) throws -> Font {
+    let chain = try fonts.chain(for: attributes.font)
+    guard let base = cluster.first else { return chain[0] }
+    let visible = cluster.filter { !UnicodeProperties.isDefaultIgnorable($0) }
+    let emoji =
+      UnicodeProperties.isExtendedPictographic(base)
+      && (UnicodeProperties.isEmojiPresentation(base) || cluster.contains(0xFE0F))
+    if emoji, let font = fonts.fallback(for: base, style: attributes.font, emoji: true), font.face.isColor {
+      return font
+    }
+    if base < 0x80 || base == 0x09 { return chain[0] }
+    if let font = chain.first(where: { f in visible.allSatisfy { f.covers($0) } }) { return font }
+    if let missing = visible.first(where: { !chain[0].covers($0) }),
+      let font = fonts.fallback(for: missing, style: attributes.font, emoji: false)
+    {
+      return font
+    }
+    return chain[0]
+  }
+
+  /// Shapes one item of a paragraph (with the whole paragraph as context).
+  func shape(
+    _ p: Paragraph, _ range: Range<Int>, _ font: Font, _ attributes: TextAttributes, _ level: UInt8, _ script: Int32,
+    _ isTab: Bool, context: Range<Int>? = nil
+  ) -> ShapedItem {
+    var glyphs: [ShapedGlyph] = []
+    if !isTab {
+      let context = context ?? 0..<p.units.count
+      glyphs = p.units.withUnsafeBufferPointer { buffer in
+        shaper.shape(
+          UnsafeBufferPointer(rebasing: buffer[context]),
+          range: (range.lowerBound - context.lowerBound)..<(range.upperBound - context.lowerBound),
+          font: font, size: attributes.font.size, horizontalScale: attributes.horizontalScale,
+          verticalScale: attributes.verticalScale, rightToLeft: level & 1 == 1, script: script,
+          language: attributes.language, ligatures: attributes.letterSpacing == 0)
+      }
+      if context.lowerBound != 0 {
+        for i in glyphs.indices { glyphs[i].cluster += context.lowerBound }
+      }
+      if attributes.letterSpacing != 0 {
+        for i in glyphs.indices where i + 1 == glyphs.count || glyphs[i + 1].cluster != glyphs[i].cluster {
+          glyphs[i].advance += attributes.letterSpacing
+        }
+      }
+    }
+    return ShapedItem(
+      range: range, attributes: attributes, font: font, level: level, script: script, glyphs: glyphs, isTab: isTab)
+  }
+
+  /// Fills the per-offset cluster advances and their prefix sums.
+  private func measure(_ p: inout Paragraph) {
+    p.advances = [Double](repeating: 0, count: p.units.count)
+    for item in p.items {
+      for glyph in item.glyphs { p.advances[glyph.cluster] += glyph.advance }
+    }
+    p.prefix = [Double](repeating: 0, count: p.units.count + 1)
+    for i in p.advances.indices { p.prefix[i + 1] = p.prefix[i] + p.advances[i] }
+  }
+}

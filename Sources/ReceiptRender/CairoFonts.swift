@@ -1,0 +1,60 @@
+internal import CCairo
+internal import CFreeType
+import Foundation
+import ReceiptLayout
+
+/// cairo font faces for the renderers, each on its own FreeType face (never the layout engine's:
+/// cairo rescales the faces it draws with). Faces live as long as cairo needs them: the FT_Face is
+/// released by cairo's user-data destructor when the cairo face goes.
+final class CairoFonts {
+  nonisolated(unsafe) private static var library: FT_Library?
+  private static let lock = NSLock()
+  private var faces: [FontFace: OpaquePointer] = [:]
+  nonisolated(unsafe) private static let userDataKey = UnsafeMutablePointer<cairo_user_data_key_t>.allocate(capacity: 1)
+
+  /// The process-wide FreeType library used for drawing (FreeType faces are created under a lock).
+  private static func sharedLibrary() throws -> FT_Library {
+    if let library { return library }
+    var created: FT_Library?
+    guard FT_Init_FreeType(&created) == 0, let created else {
+      throw RenderError.font(path: "", reason: "FreeType failed to initialise")
+    }
+    library = created
+    return created
+  }
+
+  deinit {
+    for face in faces.values { cairo_font_face_destroy(face) }
+  }
+
+  /// The cairo font face for a font file and index.
+  func face(for font: FontFace) throws -> OpaquePointer {
+    if let face = faces[font] { return face }
+    CairoFonts.lock.lock()
+    defer { CairoFonts.lock.unlock() }
+    let library = try CairoFonts.sharedLibrary()
+    var ftFace: FT_Face?
+    let error = FT_New_Face(library, font.path, FT_Long(font.index), &ftFace)
+    guard error == 0, let ftFace else {
+      throw RenderError.font(path: font.path, reason: "FreeType error \(error)")
+    }
+    let flags = Int32(FT_LOAD_NO_HINTING) | (font.isColor ? Int32(FT_LOAD_COLOR) : 0)
+    guard let face = cairo_ft_font_face_create_for_ft_face(ftFace, flags) else {
+      FT_Done_Face(ftFace)
+      throw RenderError.cairo("cannot create a font face for \(font.path)")
+    }
+    let status = cairo_font_face_set_user_data(face, CairoFonts.userDataKey, UnsafeMutableRawPointer(ftFace)) {
+      pointer in
+      CairoFonts.lock.lock()
+      defer { CairoFonts.lock.unlock() }
+      FT_Done_Face(pointer?.assumingMemoryBound(to: FT_FaceRec.self))
+    }
+    if status != CAIRO_STATUS_SUCCESS {
+      cairo_font_face_destroy(face)
+      FT_Done_Face(ftFace)
+      throw RenderError.cairo(String(cString: cairo_status_to_string(status)))
+    }
+    faces[font] = face
+    return face
+  }
+}

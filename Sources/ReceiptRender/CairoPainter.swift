@@ -1,0 +1,111 @@
+internal import CCairo
+import ReceiptLayout
+import ReceiptModel
+
+/// Paints laid-out pages on a cairo context. It measures nothing: every position comes from
+/// layout. Shared by the PDF and raster renderers.
+final class CairoPainter {
+  private let fonts = CairoFonts()
+  /// Draw without anti-aliasing (1-bit output).
+  var antialias = true
+
+  /// Paints one page's items; the context's user space is points with (0, 0) at the page's top-left.
+  func paint(_ page: LaidOutPage, on cr: OpaquePointer) throws {
+    let options = cairo_font_options_create()
+    defer { cairo_font_options_destroy(options) }
+    cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
+    cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+    cairo_font_options_set_antialias(options, antialias ? CAIRO_ANTIALIAS_GRAY : CAIRO_ANTIALIAS_NONE)
+    cairo_set_font_options(cr, options)
+    cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
+    for item in page.items {
+      switch item {
+      case .rect(let fill):
+        setInk(fill.ink, cr)
+        cairo_rectangle(cr, fill.rect.x, fill.rect.y, fill.rect.width, fill.rect.height)
+        cairo_fill(cr)
+      case .glyphs(let run):
+        try draw(run, cr)
+      case .barcode(let code):
+        paint(code, cr)
+      case .image:
+        break
+      }
+    }
+    let status = cairo_status(cr)
+    guard status == CAIRO_STATUS_SUCCESS else {
+      throw RenderError.cairo(String(cString: cairo_status_to_string(status)))
+    }
+  }
+
+  private func setInk(_ ink: Ink, _ cr: OpaquePointer) {
+    let v: Double = ink == .black ? 0 : 1
+    cairo_set_source_rgb(cr, v, v, v)
+  }
+
+  private func paint(_ code: PlacedBarcode, _ cr: OpaquePointer) {
+    cairo_set_source_rgb(cr, 0, 0, 0)
+    var y = code.rect.y
+    for (r, row) in code.modules.enumerated() {
+      let h = code.rowHeights[r]
+      var c = 0
+      while c < row.count {
+        guard row[c] else {
+          c += 1
+          continue
+        }
+        let start = c
+        while c < row.count, row[c] { c += 1 }
+        cairo_rectangle(cr, code.rect.x + Double(start) * code.moduleWidth, y, Double(c - start) * code.moduleWidth, h)
+      }
+      y += h
+    }
+    cairo_fill(cr)
+  }
+
+  /// Draws a glyph run with `cairo_show_text_glyphs`, so PDF viewers extract the source text.
+  private func draw(_ run: GlyphRun, _ cr: OpaquePointer) throws {
+    cairo_set_font_face(cr, try fonts.face(for: run.font))
+    var matrix = cairo_matrix_t()
+    cairo_matrix_init_scale(&matrix, run.size * run.horizontalScale, run.size * run.verticalScale)
+    cairo_set_font_matrix(cr, &matrix)
+    setInk(run.ink, cr)
+    var glyphs = run.glyphs.map {
+      cairo_glyph_t(index: UInt($0.id), x: run.origin.x + $0.x, y: run.origin.y + $0.y)
+    }
+    let utf8 = Array(run.text.utf8)
+    let (clusters, backward) = Self.clusters(of: run, utf8Count: utf8.count)
+    var cairoClusters = clusters.map { cairo_text_cluster_t(num_bytes: Int32($0.bytes), num_glyphs: Int32($0.glyphs)) }
+    utf8.withUnsafeBufferPointer { bytes in
+      bytes.withMemoryRebound(to: CChar.self) { text in
+        cairo_show_text_glyphs(
+          cr, text.baseAddress, Int32(text.count), &glyphs, Int32(glyphs.count), &cairoClusters,
+          Int32(cairoClusters.count), backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t(0))
+      }
+    }
+  }
+
+  /// Cluster mapping for cairo: (UTF-8 bytes, glyph count) in text order. Glyphs of a
+  /// right-to-left run are mapped from the end (cairo's BACKWARD flag).
+  static func clusters(of run: GlyphRun, utf8Count: Int) -> ([(bytes: Int, glyphs: Int)], Bool) {
+    let glyphClusters = run.rightToLeft ? run.glyphs.reversed().map(\.cluster) : run.glyphs.map(\.cluster)
+    let utf16 = Array(run.text.utf16)
+    let monotone = zip(glyphClusters, glyphClusters.dropFirst()).allSatisfy { $0 <= $1 }
+    guard monotone, let first = glyphClusters.first, first >= 0, (glyphClusters.last ?? 0) <= utf16.count else {
+      return ([(utf8Count, run.glyphs.count)], false)
+    }
+    // Groups of equal cluster values; each group owns the text up to the next group's cluster.
+    var groups: [(start: Int, glyphs: Int)] = []
+    for c in glyphClusters {
+      if let last = groups.last, last.start == c { groups[groups.count - 1].glyphs += 1 } else { groups.append((c, 1)) }
+    }
+    groups[0].start = 0
+    var result: [(Int, Int)] = []
+    for (i, group) in groups.enumerated() {
+      let end = i + 1 < groups.count ? groups[i + 1].start : utf16.count
+      let bytes = String(decoding: utf16[group.start..<end], as: UTF16.self).utf8.count
+      result.append((bytes, group.glyphs))
+    }
+    return (result, run.rightToLeft)
+  }
+}

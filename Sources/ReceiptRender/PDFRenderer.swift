@@ -1,0 +1,57 @@
+internal import CCairo
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+
+/// Writes a laid-out receipt as a PDF through cairo: one page per continuous page, the paper's
+/// width by the cut length, fonts embedded and subset by cairo, text extractable.
+///
+/// Output is deterministic: the creation date is fixed, so the same receipt gives the same bytes.
+public struct PDFRenderer: Sendable {
+  /// Document metadata: creator tool name.
+  public var creator: String
+  /// The creation date written into the PDF (fixed by default for reproducible output).
+  public var creationDate: String
+
+  /// Creates a renderer.
+  public init(creator: String = "receipt", creationDate: String = "2000-01-01T00:00:00Z") {
+    self.creator = creator
+    self.creationDate = creationDate
+  }
+
+  /// Renders to PDF bytes.
+  public func render(_ receipt: LaidOutReceipt) throws -> Data {
+    let sink = ByteSink()
+    let first = receipt.pages.first
+    let surface = cairo_pdf_surface_create_for_stream(
+      { closure, data, length in
+        let sink = Unmanaged<ByteSink>.fromOpaque(closure!).takeUnretainedValue()
+        sink.data.append(data!, count: Int(length))
+        return CAIRO_STATUS_SUCCESS
+      }, Unmanaged.passUnretained(sink).toOpaque(), first?.width ?? 1, first?.cutLength ?? 1)!
+    defer { cairo_surface_destroy(surface) }
+    cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, receipt.title)
+    cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, creator)
+    cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, creationDate)
+    cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_MOD_DATE, creationDate)
+    let cr = cairo_create(surface)!
+    defer { cairo_destroy(cr) }
+    let painter = CairoPainter()
+    for page in receipt.pages {
+      cairo_pdf_surface_set_size(surface, page.width, page.cutLength)
+      try painter.paint(page, on: cr)
+      cairo_show_page(cr)
+    }
+    cairo_surface_finish(surface)
+    let status = cairo_surface_status(surface)
+    guard status == CAIRO_STATUS_SUCCESS else {
+      throw RenderError.cairo(String(cString: cairo_status_to_string(status)))
+    }
+    return withExtendedLifetime(sink) { sink.data }
+  }
+}
+
+/// Collects bytes from a cairo write callback.
+final class ByteSink {
+  var data = Data()
+}

@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import ReceiptKit
+
+struct Measure: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print each page's content height and cut length in pt, mm and dots.",
+    discussion: "Example: receipt measure note.txt --json"
+  )
+
+  @Argument(help: "The input: a UTF-8 text file.")
+  var input: String
+
+  @Flag(help: "Print JSON.")
+  var json = false
+
+  @OptionGroup var page: PageOptions
+
+  func run() throws {
+    try reportingErrors {
+      let engine = try ReceiptEngine()
+      let document = try page.document(input, engine: engine)
+      let pages = try engine.measure(document)
+      if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(pages), as: UTF8.self))
+        return
+      }
+      for (i, p) in pages.enumerated() {
+        print(
+          String(
+            format: "page %d: content %.3f pt, cut length %.3f pt = %.2f mm = %d dots at %d dpi", i + 1,
+            p.contentHeight, p.cutLength, p.cutLengthMillimetres, p.cutLengthDots, document.pageSetup.resolution.dpi))
+      }
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import ReceiptTestSupport
+import Testing
+
+/// The `receipt` binary as a user runs it.
+@Suite struct CLITests {
+  var receipt: String { Tool.productsDirectory.appendingPathComponent("receipt").path }
+
+  @Test func helpListsTheCommands() throws {
+    let result = try Tool.run(receipt, ["--help"])
+    #expect(result.status == 0)
+    for command in ["render", "measure", "versions"] { #expect(result.stdout.contains(command)) }
+  }
+
+  @Test func renderWritesAPdfAndSaysWhere() throws {
+    let dir = try Tool.temporaryDirectory()
+    let input = dir.appendingPathComponent("note.txt")
+    try "Hello, receipt.\nSecond line\n".write(to: input, atomically: true, encoding: .utf8)
+    let output = dir.appendingPathComponent("note.pdf")
+    let result = try Tool.run(receipt, ["render", input.path, "-o", output.path])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains(output.path))
+    let sizes = try Tool.pdfPageSizes(output)
+    #expect(sizes.count == 1)
+    #expect(abs(sizes[0].height - ((2 * 11.640625).rounded(.up) + 18)) < 0.01)
+    #expect(try Tool.run("pdftotext", [output.path, "-"]).stdout.contains("Hello, receipt."))
+  }
+
+  @Test func measurePrintsJson() throws {
+    let dir = try Tool.temporaryDirectory()
+    let input = dir.appendingPathComponent("m.txt")
+    try "A\nB\nC".write(to: input, atomically: true, encoding: .utf8)
+    let result = try Tool.run(receipt, ["measure", input.path, "--json"])
+    #expect(result.status == 0)
+    let pages = try JSONSerialization.jsonObject(with: result.output) as! [[String: Any]]
+    #expect(pages.count == 1)
+    #expect(pages[0]["cutLength"] as? Double == (3 * 11.640625).rounded(.up) + 18)
+  }
+
+  @Test func missingInputIsOneLineAndExit66() throws {
+    let result = try Tool.run(receipt, ["render", "/nonexistent/order.txt", "-o", "/tmp/x.pdf"])
+    #expect(result.status == 66)
+    #expect(result.stderr.split(separator: "\n").count == 1)
+    #expect(result.stderr.contains("/nonexistent/order.txt"))
+  }
+
+  @Test func unreadableFontIsOneLineAndExit70() throws {
+    let dir = try Tool.temporaryDirectory()
+    let input = dir.appendingPathComponent("f.txt")
+    try "text".write(to: input, atomically: true, encoding: .utf8)
+    let badFont = dir.appendingPathComponent("broken.ttf")
+    try Data("not a font".utf8).write(to: badFont)
+    let result = try Tool.run(
+      receipt, ["render", input.path, "-o", dir.appendingPathComponent("f.pdf").path, "--font", "\(badFont.path) 10"])
+    #expect(result.status == 70)
+    #expect(result.stderr.split(separator: "\n").count == 1)
+    #expect(result.stderr.contains("broken.ttf"))
+  }
+
+  @Test func unknownPaperIsAUsageError() throws {
+    let result = try Tool.run(receipt, ["measure", "x.txt", "--paper", "A4"])
+    #expect(result.status == 64)
+    #expect(result.stderr.contains("paper"))
+  }
+}

@@ -1,0 +1,72 @@
+import ReceiptModel
+import Testing
+
+@Suite struct LengthTests {
+  @Test(arguments: [("80mm", 226.771653), ("9pt", 9), ("0.125in", 9), ("12", 12), ("203dots", 72)])
+  func parsing(text: String, points: Double) throws {
+    let length = try #require(Length(parsing: text))
+    #expect(abs(length.points - points) < 1e-5)
+  }
+
+  @Test(arguments: ["", "mm", "abc", "12furlongs", "nanmm"])
+  func rejects(text: String) { #expect(Length(parsing: text) == nil) }
+
+  @Test func dotsAt203dpi() {
+    #expect(abs(Paper.mm80.printableWidth.dots(at: .dpi203) - 575.43) < 0.01)
+    #expect(abs(Paper.mm58.printableWidth.dots(at: .dpi203) - 383.62) < 0.01)
+  }
+}
+
+@Suite struct PaperTests {
+  @Test func knownProfiles() throws {
+    #expect(Paper(parsing: "58mm") == .mm58)
+    #expect(Paper(parsing: "80MM") == .mm80)
+    let custom = try #require(Paper(parsing: "76mm"))
+    #expect(abs(custom.width.millimetres - 76) < 1e-9)
+    #expect(custom.printableWidth < custom.width)
+    #expect(Paper(parsing: "A4") == nil)
+  }
+
+  @Test func contentWidthIsPrintableMinusMargins() {
+    let setup = PageSetup()
+    #expect(abs(setup.contentWidth.points - (72 / 25.4 * 72 - 18)) < 1e-9)
+    #expect(abs(setup.contentOriginX.points - (4 / 25.4 * 72 + 9)) < 1e-9)
+  }
+}
+
+@Suite struct FontDescriptorTests {
+  @Test func parsesFamilyStyleAndSize() throws {
+    let d = try #require(FontDescriptor(parsing: "DejaVu Sans, WenQuanYi Micro Hei bold 12"))
+    #expect(d.families == ["DejaVu Sans", "WenQuanYi Micro Hei"])
+    #expect(d.weight == 700)
+    #expect(d.size == 12)
+    #expect(FontDescriptor(parsing: "DejaVu Sans 0") == nil)
+  }
+}
+
+@Suite struct AttributedTextTests {
+  @Test func appendMergesEqualRuns() {
+    var text = AttributedText("Total ")
+    text.append("9.99", TextAttributes())
+    text.append(" EUR", TextAttributes(underline: true))
+    #expect(text.runs.count == 2)
+    #expect(text.runs[0].range == 0..<10)
+    #expect(text.runs[1].range == 10..<14)
+    #expect(text.attributes(at: 11).underline)
+  }
+
+  @Test func utf16Offsets() {
+    var text = AttributedText("😀", attributes: TextAttributes())
+    text.append("x", TextAttributes(inverse: true))
+    #expect(text.runs[1].range == 2..<3)
+  }
+
+  @Test func plainTextDropsOneTrailingNewline() {
+    let doc = ReceiptDocument.plainText("a\r\nb\n")
+    guard case .text(let t) = doc.blocks[0] else {
+      Issue.record("expected text")
+      return
+    }
+    #expect(t.string == "a\nb")
+  }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+import ReceiptRender
+import ReceiptTestSupport
+import Testing
+
+@Suite struct PDFRendererTests {
+  let engine = try! ReceiptLayoutEngine()
+  let text = """
+    RECEIPT #1042
+    2 × Cappuccino\t7.00
+    Thank you for shopping with us. Please keep this receipt for returns and exchanges within 30 days.
+    """
+
+  func write(_ receipt: LaidOutReceipt) throws -> URL {
+    let url = try Tool.temporaryDirectory().appendingPathComponent("r.pdf")
+    try PDFRenderer().render(receipt).write(to: url)
+    return url
+  }
+
+  @Test func pageIs80mmWideAndTextHeightPlus18() throws {
+    let document = ReceiptDocument.plainText(text)
+    let receipt = try engine.layout(document)
+    let height = try engine.measure(AttributedText(text), width: document.pageSetup.contentWidth.points)
+    let url = try write(receipt)
+    let sizes = try Tool.pdfPageSizes(url)
+    try #require(sizes.count == 1)
+    #expect(abs(sizes[0].width - 80 / 25.4 * 72) < 0.01)
+    #expect(abs(sizes[0].height - (height.rounded(.up) + 18)) < 0.01)
+  }
+
+  @Test func pdftotextGetsTheTextBack() throws {
+    let url = try write(try engine.layout(.plainText(text)))
+    let extracted = try Tool.run("pdftotext", [url.path, "-"]).stdout
+    let words = { (s: String) in s.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+    #expect(words(extracted) == words(text))
+  }
+
+  @Test func ligaturesExtractAsLetters() throws {
+    let line = "office affluent"
+    let url = try write(
+      try engine.layout(.plainText(line, attributes: TextAttributes(font: FontDescriptor(families: ["DejaVu Serif"])))))
+    #expect(try Tool.run("pdftotext", [url.path, "-"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == line)
+  }
+
+  @Test func twoRunsAreByteEqual() throws {
+    let receipt = try engine.layout(.plainText(text))
+    #expect(try PDFRenderer().render(receipt) == (try PDFRenderer().render(receipt)))
+  }
+
+  @Test func fontsAreEmbeddedSubsets() throws {
+    let url = try write(try engine.layout(.plainText(text)))
+    let fonts = try Tool.run("pdffonts", [url.path]).stdout.split(separator: "\n").dropFirst(2)
+    #expect(!fonts.isEmpty)
+    for line in fonts {
+      let columns = line.split(separator: " ")
+      #expect(columns[0].contains("+"), "subset prefix in \(line)")
+      #expect(line.contains(" yes yes "), "embedded and subset: \(line)")
+    }
+  }
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs the Debian packages receipt needs, only those that are missing.
+#   scripts/setup.sh          build + run (libraries, headers, fonts)
+#   scripts/setup.sh --test   also the tools the tests use (poppler, zbar, cups, ippeveprinter, …)
+# Idempotent: a second run installs nothing and says so.
+set -euo pipefail
+
+runtime=(
+  pkg-config
+  libfreetype-dev libharfbuzz-dev libicu-dev libfontconfig-dev libcairo2-dev
+  libcups2-dev libzint-dev
+  fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji
+)
+testing=(
+  poppler-utils zbar-tools cups cups-ipp-utils avahi-daemon dbus pango1.0-tools
+)
+
+if ! command -v swift >/dev/null && [[ ! -x /opt/swift/usr/bin/swift ]]; then
+  echo "setup: Swift 6 is not installed (expected 'swift' on PATH or /opt/swift); install a Swift 6 toolchain first." >&2
+  exit 1
+fi
+
+wanted=("${runtime[@]}")
+if [[ "${1:-}" == "--test" ]]; then wanted+=("${testing[@]}"); fi
+
+missing=()
+for pkg in "${wanted[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
+  [[ "$status" == "installed" ]] || missing+=("$pkg")
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#wanted[@]} Debian packages already installed."
+  exit 0
+fi
+
+echo "setup: installing ${#missing[@]} missing Debian package(s): ${missing[*]}"
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null; then sudo=(sudo); else
+    echo "setup: need root to install packages (run as root or install sudo)." >&2
+    exit 1
+  fi
+else
+  sudo=()
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done."
