@@ -6,9 +6,9 @@ struct BlockLayouter {
   let text: TextLayouter
   let setup: PageSetup
   private var pages: [LaidOutPage] = []
-  private var items: [LaidOutItem] = []
-  private var commands: [DeviceCommand] = []
-  private var y = 0.0
+  var items: [LaidOutItem] = []
+  var commands: [DeviceCommand] = []
+  var y = 0.0
 
   init(text: TextLayouter, setup: PageSetup) {
     self.text = text
@@ -43,18 +43,31 @@ struct BlockLayouter {
     y = 0
   }
 
-  /// Places one block at the current y, `width` wide from `x`, and advances y.
-  private mutating func place(_ block: Block, x: Double, width: Double) throws {
+  /// Places one block at the current y, `width` wide from `x`, and advances y. `alignment`
+  /// (from a row cell) overrides a text's alignment and positions narrower blocks.
+  mutating func place(_ block: Block, x: Double, width: Double, alignment: TextAlignment? = nil) throws {
     switch block {
-    case .text(let attributed):
+    case .text(var attributed):
+      if let alignment { attributed.paragraphStyle.alignment = alignment }
       let box = try text.layout(attributed, width: width)
       items += box.items.map { $0.offsetBy(dx: x, dy: y) }
       y += box.height
     case .column(let column):
+      let grid = column.grid ? try gridWidths(column.children, width: width) : [:]
       for (i, child) in column.children.enumerated() {
         if i > 0 { y += column.spacing }
-        try place(child, x: x, width: width)
+        if case .row(let row) = child {
+          try placeRow(row, x: x, width: width, grid: grid[i])
+        } else {
+          try place(child, x: x, width: width, alignment: alignment)
+        }
       }
+    case .row(let row):
+      try placeRow(row, x: x, width: width, grid: nil)
+    case .barcode(let barcode):
+      try placeBarcode(barcode, x: x, width: width, alignment: alignment)
+    case .image(let image):
+      try placeImage(image, x: x, width: width, alignment: alignment)
     case .spacer(let spacer):
       y += spacer.length?.points ?? 0
     case .feed(let length):
@@ -65,9 +78,20 @@ struct BlockLayouter {
       finishPage(cut: kind)
     case .drawerKick(let pin):
       commands.append(.drawerKick(pin))
-    case .row, .image, .barcode:
-      throw LayoutError.image("\(block) is not supported yet")
     }
+  }
+
+  /// Lays a block out on its own (for a row cell): its items relative to (0, 0) and its height.
+  mutating func box(_ block: Block, width: Double, alignment: TextAlignment?) throws -> (
+    items: [LaidOutItem], height: Double
+  ) {
+    let saved = (items, y, commands)
+    items = []
+    y = 0
+    defer { (items, y, commands) = (saved.0, saved.1, saved.2 + commands) }
+    if case .cut = block { throw LayoutError.misplaced("a cut cannot be inside a row") }
+    try place(block, x: 0, width: width, alignment: alignment)
+    return (items, y)
   }
 
   private mutating func placeRule(_ rule: Rule, x: Double, width: Double) {

@@ -1,3 +1,4 @@
+import Foundation
 import ReceiptModel
 
 /// A point on a page, in points from the top-left corner (y grows downwards).
@@ -79,12 +80,13 @@ public struct PlacedBarcode: Hashable, Sendable {
   public var data: String
 }
 
-/// A raster image placed on the page: 8-bit gray pixels (0 = black), scaled to dots already.
+/// A raster image placed on the page: the encoded file, its pixel size, and the rectangle (in
+/// whole printer dots) it is scaled into. Renderers decode, scale and dither it.
 public struct PlacedImage: Hashable, Sendable {
   public var rect: Rect
-  public var width: Int
-  public var height: Int
-  public var gray: [UInt8]
+  public var pixelWidth: Int
+  public var pixelHeight: Int
+  public var data: Data
   public var dither: DitherMethod
 }
 

@@ -12,6 +12,8 @@ public enum LayoutError: Error, Equatable, CustomStringConvertible, Sendable {
   case barcode(symbology: String, data: String, reason: String)
   /// An image could not be decoded or is too large.
   case image(String)
+  /// A block where it cannot be (a cut inside a row, a barcode wider than the paper…).
+  case misplaced(String)
 
   public var description: String {
     switch self {
@@ -27,6 +29,8 @@ public enum LayoutError: Error, Equatable, CustomStringConvertible, Sendable {
       return "\(symbology) barcode cannot encode \"\(data)\": \(reason)"
     case .image(let message):
       return "image: \(message)"
+    case .misplaced(let message):
+      return message
     }
   }
 }

@@ -1,0 +1,70 @@
+internal import CZint
+import ReceiptModel
+
+/// A barcode encoded by zint: modules as rows of booleans, row heights in modules (0 = stretch
+/// to the bar height), quiet zones in modules, and the human-readable text.
+struct EncodedBarcode {
+  var modules: [[Bool]]
+  var rowHeights: [Double]
+  var quietZone: Int
+  var humanReadable: String
+}
+
+/// Encodes barcodes with libzint (a `zint_symbol` per call, freed with `ZBarcode_Delete`).
+enum BarcodeEncoder {
+  static func encode(_ barcode: Barcode) throws -> EncodedBarcode {
+    guard let symbol = ZBarcode_Create() else {
+      throw LayoutError.barcode(symbology: barcode.symbology.rawValue, data: barcode.data, reason: "out of memory")
+    }
+    defer { ZBarcode_Delete(symbol) }
+    let (type, mode, quiet) = parameters(barcode.symbology)
+    symbol.pointee.symbology = type
+    symbol.pointee.input_mode = mode
+    symbol.pointee.warn_level = WARN_FAIL_ALL
+    if barcode.symbology == .qr { symbol.pointee.option_1 = 2 }  // error correction level M
+    let bytes = Array(barcode.data.utf8)
+    guard !bytes.isEmpty else {
+      throw LayoutError.barcode(symbology: barcode.symbology.rawValue, data: barcode.data, reason: "no data")
+    }
+    let status = ZBarcode_Encode(symbol, bytes, Int32(bytes.count))
+    if status != 0 {
+      let reason = withUnsafeBytes(of: &symbol.pointee.errtxt) {
+        String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+      }
+      throw LayoutError.barcode(symbology: barcode.symbology.rawValue, data: barcode.data, reason: reason)
+    }
+    let rows = Int(symbol.pointee.rows)
+    let width = Int(symbol.pointee.width)
+    let rowStride = MemoryLayout.size(ofValue: symbol.pointee.encoded_data.0)
+    var modules: [[Bool]] = []
+    withUnsafeBytes(of: &symbol.pointee.encoded_data) { raw in
+      for r in 0..<rows {
+        modules.append((0..<width).map { c in raw[r * rowStride + c >> 3] >> (c & 7) & 1 == 1 })
+      }
+    }
+    let heights = withUnsafeBytes(of: &symbol.pointee.row_height) { raw in
+      (0..<rows).map { Double(raw.load(fromByteOffset: $0 * 4, as: Float.self)) }
+    }
+    let text = withUnsafeBytes(of: &symbol.pointee.text) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+    let linear = !barcode.symbology.isTwoDimensional
+    return EncodedBarcode(
+      modules: modules, rowHeights: linear ? heights.map { _ in 0 } : heights.map { $0 > 0 ? $0 : 1 },
+      quietZone: quiet, humanReadable: linear ? text : "")
+  }
+
+  /// zint symbology, input mode and quiet zone (modules) for a symbology.
+  private static func parameters(_ symbology: Symbology) -> (Int32, Int32, Int) {
+    switch symbology {
+    case .ean13, .ean8: return (BARCODE_EANX, DATA_MODE, 10)
+    case .upca: return (BARCODE_UPCA, DATA_MODE, 10)
+    case .code128: return (BARCODE_CODE128, UNICODE_MODE, 10)
+    case .gs1_128: return (BARCODE_GS1_128, GS1_MODE, 10)
+    case .code39: return (BARCODE_CODE39, DATA_MODE, 10)
+    case .itf: return (BARCODE_C25INTER, DATA_MODE, 10)
+    case .qr: return (BARCODE_QRCODE, UNICODE_MODE, 4)
+    case .pdf417: return (BARCODE_PDF417, UNICODE_MODE, 2)
+    case .datamatrix: return (BARCODE_DATAMATRIX, UNICODE_MODE, 2)
+    case .aztec: return (BARCODE_AZTEC, UNICODE_MODE, 2)
+    }
+  }
+}
