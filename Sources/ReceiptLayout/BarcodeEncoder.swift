@@ -17,7 +17,8 @@ enum BarcodeEncoder {
       throw LayoutError.barcode(symbology: barcode.symbology.rawValue, data: barcode.data, reason: "out of memory")
     }
     defer { ZBarcode_Delete(symbol) }
-    let (type, mode, quiet) = parameters(barcode.symbology)
+    var (type, mode, quiet) = parameters(barcode.symbology)
+    type = try checkedType(barcode, default: type)
     symbol.pointee.symbology = type
     symbol.pointee.input_mode = mode
     symbol.pointee.warn_level = WARN_FAIL_ALL
@@ -50,6 +51,30 @@ enum BarcodeEncoder {
     return EncodedBarcode(
       modules: modules, rowHeights: linear ? heights.map { _ in 0 } : heights.map { $0 > 0 ? $0 : 1 },
       quietZone: quiet, humanReadable: linear ? text : "")
+  }
+
+  /// EAN/UPC lengths: with the check digit zint verifies it (`_CHK` types), without it computes it.
+  private static func checkedType(_ barcode: Barcode, default type: Int32) throws -> Int32 {
+    let lengths: (withoutCheck: Int, withCheck: Int, chk: Int32, plain: Int32)
+    switch barcode.symbology {
+    case .ean13: lengths = (12, 13, BARCODE_EANX_CHK, BARCODE_EANX)
+    case .ean8: lengths = (7, 8, BARCODE_EANX_CHK, BARCODE_EANX)
+    case .upca: lengths = (11, 12, BARCODE_UPCA_CHK, BARCODE_UPCA)
+    default: return type
+    }
+    let digits = barcode.data
+    guard digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber) else {
+      throw LayoutError.barcode(symbology: barcode.symbology.rawValue, data: digits, reason: "only digits are allowed")
+    }
+    switch digits.count {
+    case lengths.withCheck: return lengths.chk
+    case lengths.withoutCheck: return lengths.plain
+    default:
+      throw LayoutError.barcode(
+        symbology: barcode.symbology.rawValue, data: digits,
+        reason:
+          "needs \(lengths.withoutCheck) digits, or \(lengths.withCheck) with the check digit; got \(digits.count)")
+    }
   }
 
   /// zint symbology, input mode and quiet zone (modules) for a symbology.

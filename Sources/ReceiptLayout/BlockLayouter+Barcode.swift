@@ -34,7 +34,7 @@ extension BlockLayouter {
     // Snap to the dot grid so bars print on whole dots.
     let dot = 72 / Double(setup.resolution.dpi)
     let snappedX = (left / dot).rounded() * dot
-    let snappedY = (y / dot).rounded(.up) * dot
+    let snappedY = snapDown(y)
     let quiet = Double(g.encoded.quietZone) * g.module
     let top = snappedY + (barcode.symbology.isTwoDimensional ? quiet : 0)
     let linearHeight = (barcode.height.points / dot).rounded() * dot
@@ -56,6 +56,14 @@ extension BlockLayouter {
       items += box.items.map { $0.offsetBy(dx: snappedX, dy: y) }
       y += box.height
     }
+  }
+
+  /// The first y at or below `y` that lies on the printer's dot grid of the finished page
+  /// (page y = y + top margin).
+  func snapDown(_ y: Double) -> Double {
+    let dot = 72 / Double(setup.resolution.dpi)
+    let top = setup.margins.top.points
+    return ((y + top) / dot - 1e-9).rounded(.up) * dot - top
   }
 
   /// The x offset of content of a width inside a box, for an alignment (leading = left here).

@@ -21,7 +21,7 @@ extension BlockLayouter {
     let size = try imageSize(image, maxWidth: width)
     let dot = 72 / Double(setup.resolution.dpi)
     let left = ((x + offset(for: alignment ?? image.alignment, content: size.width, in: width)) / dot).rounded() * dot
-    let top = (y / dot).rounded(.up) * dot
+    let top = snapDown(y)
     items.append(
       .image(
         PlacedImage(

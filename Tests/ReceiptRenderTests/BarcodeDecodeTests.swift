@@ -1,0 +1,49 @@
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+import ReceiptRender
+import ReceiptTestSupport
+import Testing
+
+/// Barcodes encoded by zint during layout and painted as vectors decode with zbar.
+@Suite struct BarcodeDecodeTests {
+  let engine = try! ReceiptLayoutEngine()
+
+  func decode(_ barcode: Barcode) throws -> [String] {
+    let doc = ReceiptDocument(blocks: [.text(AttributedText("Scan me")), .barcode(barcode)])
+    let dir = try Tool.temporaryDirectory()
+    let pdf = dir.appendingPathComponent("b.pdf")
+    try PDFRenderer().render(try engine.layout(doc)).write(to: pdf)
+    let png = dir.appendingPathComponent("b")
+    // poppler's non-antialiased fill grows every bar by a pixel, which merges 2-dot bars at the
+    // printer resolution; rasterize the vector PDF at twice that, anti-aliased.
+    try Tool.run("pdftoppm", ["-r", "406", "-png", "-singlefile", pdf.path, png.path])
+    let result = try Tool.run("zbarimg", ["--quiet", "--raw", "-Sean8.enable", png.path + ".png"])
+    return result.stdout.split(separator: "\n").map(String.init)
+  }
+
+  @Test(
+    arguments: [
+      (Symbology.qr, "https://example.com/r/1042?t=10.20"), (.ean13, "4006381333931"), (.ean8, "96385074"),
+      (.upca, "036000291452"), (.code128, "RCPT-1042/7"), (.code39, "ORDER42"), (.itf, "12345670"),
+    ])
+  func decodes(symbology: Symbology, data: String) throws {
+    let decoded = try decode(Barcode(symbology, data: data, moduleDots: symbology.isTwoDimensional ? 4 : 2))
+    let expected = symbology == .upca ? ["0" + data, data] : [data]
+    #expect(decoded.contains { expected.contains($0) }, "zbar read \(decoded)")
+  }
+
+  @Test func barsSitOnWholeDots() throws {
+    let page = try engine.layout(ReceiptDocument(blocks: [.barcode(Barcode(.qr, data: "dots", moduleDots: 3))])).pages[
+      0]
+    let code = try #require(
+      page.items.compactMap { item -> PlacedBarcode? in
+        if case .barcode(let b) = item { return b }
+        return nil
+      }.first)
+    let dot = 72.0 / 203
+    for value in [code.rect.x, code.rect.y, code.moduleWidth, code.rowHeights[0]] {
+      #expect(abs((value / dot).rounded() - value / dot) < 1e-6)
+    }
+  }
+}
