@@ -3,7 +3,7 @@ SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 OUT ?= out
 
-.PHONY: demo test setup setup-test build lint format release
+.PHONY: demo test setup setup-test build lint format release bench
 
 ## Set up, build, and render the example receipt to out/note.pdf.
 demo: setup
@@ -32,3 +32,8 @@ format:
 
 release:
 	swift build -c release --product receipt
+
+## Layout benchmark (release build; medians, no assertions).
+bench: setup
+	swift build -c release --product receipt-bench
+	.build/release/receipt-bench

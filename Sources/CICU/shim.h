@@ -17,6 +17,7 @@ void CICU_(u_getVersion)(uint8_t *info);
 const char *CICU_(u_errorName)(int code);
 CICUBreakIterator *CICU_(ubrk_open)(int type, const char *locale, const uint16_t *text, int32_t length, int *status);
 void CICU_(ubrk_close)(CICUBreakIterator *bi);
+void CICU_(ubrk_setText)(CICUBreakIterator *bi, const uint16_t *text, int32_t length, int *status);
 int32_t CICU_(ubrk_first)(CICUBreakIterator *bi);
 int32_t CICU_(ubrk_next)(CICUBreakIterator *bi);
 int32_t CICU_(ubrk_getRuleStatus)(CICUBreakIterator *bi);
@@ -50,6 +51,9 @@ static inline void cicu_getVersion(uint8_t *info) { CICU_(u_getVersion)(info); }
 static inline const char *cicu_errorName(int code) { return CICU_(u_errorName)(code); }
 static inline CICUBreakIterator *cicu_ubrk_open(int type, const char *locale, const uint16_t *text, int32_t length, int *status) {
   return CICU_(ubrk_open)(type, locale, text, length, status);
+}
+static inline void cicu_ubrk_setText(CICUBreakIterator *bi, const uint16_t *text, int32_t length, int *status) {
+  CICU_(ubrk_setText)(bi, text, length, status);
 }
 static inline void cicu_ubrk_close(CICUBreakIterator *bi) { CICU_(ubrk_close)(bi); }
 static inline int32_t cicu_ubrk_first(CICUBreakIterator *bi) { return CICU_(ubrk_first)(bi); }

@@ -7,40 +7,37 @@ func checkICU(_ status: Int32, _ function: String) throws {
   }
 }
 
-/// An ICU break iterator over UTF-16 text, closed on deinit. The text must outlive it: it owns a copy.
+/// An ICU break iterator, opened once per kind and locale (opening one costs far more than
+/// iterating) and pointed at new text with `ubrk_setText`. Closed on deinit.
 final class BreakIterator {
   enum Kind { case line, character }
   private let iterator: OpaquePointer
-  private let text: UnsafeMutableBufferPointer<UInt16>
+  private var text: [UInt16] = []
 
-  init(_ kind: Kind, text source: ArraySlice<UInt16>, locale: String?) throws {
-    text = .allocate(capacity: max(source.count, 1))
-    _ = text.initialize(from: source)
+  init(_ kind: Kind, locale: String?) throws {
     var status: Int32 = 0
     let type = kind == .line ? Int32(CICU_UBRK_LINE) : Int32(CICU_UBRK_CHARACTER)
-    let opened = cicu_ubrk_open(type, locale ?? "", text.baseAddress, Int32(source.count), &status)
-    guard let opened, status <= 0 else {
-      text.deallocate()
+    guard let opened = cicu_ubrk_open(type, locale ?? "", nil, 0, &status), status <= 0 else {
       try checkICU(status, "ubrk_open")
       throw LayoutError.icu(function: "ubrk_open", status: "no iterator")
     }
     iterator = opened
   }
 
-  deinit {
-    cicu_ubrk_close(iterator)
-    text.deallocate()
-  }
+  deinit { cicu_ubrk_close(iterator) }
 
-  /// All boundaries after 0, ending with the text length, with whether the break is mandatory.
-  func boundaries() -> [(offset: Int, hard: Bool)] {
-    var result: [(Int, Bool)] = []
+  /// All boundaries of `source` after 0, ending with its length (the iterator keeps a copy).
+  func boundaries(of source: ArraySlice<UInt16>) throws -> [Int] {
+    text = Array(source)
+    var status: Int32 = 0
+    text.withUnsafeBufferPointer { cicu_ubrk_setText(iterator, $0.baseAddress, Int32($0.count), &status) }
+    try checkICU(status, "ubrk_setText")
+    var result: [Int] = []
     _ = cicu_ubrk_first(iterator)
     while true {
       let next = cicu_ubrk_next(iterator)
       if next == CICU_UBRK_DONE { break }
-      let status = cicu_ubrk_getRuleStatus(iterator)
-      result.append((Int(next), status >= CICU_UBRK_LINE_HARD))
+      result.append(Int(next))
     }
     return result
   }
@@ -81,6 +78,10 @@ enum Bidi {
 enum UnicodeProperties {
   /// The ISO 15924 script tag of a scalar (`Latn`, `Arab`, `Zyyy` for common, `Zinh` inherited).
   static func scriptCode(_ scalar: UInt32) -> Int32 {
+    if scalar < 0x80 {  // ASCII: letters are Latin (25), everything else Common
+      let isLetter = (0x41...0x5A).contains(scalar) || (0x61...0x7A).contains(scalar)
+      return isLetter ? 25 : commonScript
+    }
     var status: Int32 = 0
     return cicu_uscript_getScript(Int32(bitPattern: scalar), &status)
   }

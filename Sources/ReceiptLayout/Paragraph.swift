@@ -20,6 +20,8 @@ struct Paragraph {
   let units: [UInt16]
   /// The paragraph's offset in the whole text.
   let offset: Int
+  /// The paragraph as a string (UTF-8), for cheap substrings of run text.
+  var string: Substring = ""
   var items: [ShapedItem] = []
   /// Width of the cluster starting at each offset (0 inside clusters and for tabs).
   var advances: [Double] = []
@@ -46,6 +48,14 @@ struct Paragraph {
 
   static func isSpace(_ unit: UInt16) -> Bool { unit == 0x20 || unit == 0x3000 }
 
+  /// The source text of a UTF-16 range, in logical order.
+  func text(_ range: Range<Int>) -> String {
+    let utf16 = string.utf16
+    let start = utf16.index(utf16.startIndex, offsetBy: range.lowerBound)
+    let end = utf16.index(start, offsetBy: range.count)
+    return String(string[start..<end])
+  }
+
   /// The item index containing an offset.
   func itemIndex(at offset: Int) -> Int {
     var lo = 0
@@ -60,7 +70,7 @@ struct Paragraph {
 
 /// Decodes UTF-16 into (offset, scalar) pairs.
 func scalars(of units: ArraySlice<UInt16>) -> [(offset: Int, length: Int, value: UInt32)] {
-  var result: [(Int, Int, UInt32)] = []
+  var result: [(offset: Int, length: Int, value: UInt32)] = []
   result.reserveCapacity(units.count)
   var i = units.startIndex
   while i < units.endIndex {

@@ -170,7 +170,7 @@ extension TextLayouter {
           glyphs = glyphs.filter { $0.cluster >= lo && $0.cluster < hi }
         }
       }
-      let text = String(decoding: p.units[lo..<hi], as: UTF16.self)
+      let text = p.text(lo..<hi)
       result.append(
         LinePiece(
           glyphs: glyphs, font: item.font, attributes: item.attributes, level: item.level, range: lo..<hi,

@@ -7,18 +7,38 @@ import ReceiptModel
 final class TextLayouter {
   let fonts: FontCollection
   let shaper = Shaper()
+  private var breakIterators: [IteratorKey: BreakIterator] = [:]
+  private struct IteratorKey: Hashable {
+    var line: Bool
+    var locale: String?
+  }
 
   init(fonts: FontCollection) {
     self.fonts = fonts
   }
 
+  /// A cached break iterator for a kind and locale.
+  private func breakIterator(_ kind: BreakIterator.Kind, locale: String?) throws -> BreakIterator {
+    let key = IteratorKey(line: kind == .line, locale: locale)
+    if let iterator = breakIterators[key] { return iterator }
+    let iterator = try BreakIterator(kind, locale: locale)
+    breakIterators[key] = iterator
+    return iterator
+  }
+
   /// Splits text into paragraphs at `\n` and prepares each (itemized, shaped, break points).
   func paragraphs(of text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
     let units = Array(text.string.utf16)
+    // Split on U+000A code units (Swift treats "\r\n" as one Character).
+    let lines = text.string.utf16.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
     var result: [Paragraph] = []
     var start = 0
+    var index = 0
     for i in 0...units.count where i == units.count || units[i] == 0x0A {
-      result.append(try paragraph(units[start..<i], offset: start, text: text, mode: mode))
+      var p = try paragraph(units[start..<i], offset: start, text: text, mode: mode)
+      p.string = lines[index]
+      result.append(p)
+      index += 1
       start = i + 1
     }
     return result
@@ -48,12 +68,12 @@ final class TextLayouter {
     if simple {
       p.graphemes = Array(1...n)
     } else {
-      p.graphemes = try BreakIterator(.character, text: slice, locale: language).boundaries().map(\.offset)
+      p.graphemes = try breakIterator(.character, locale: language).boundaries(of: slice)
     }
     switch mode {
     case .char, .truncate: p.breaks = p.graphemes
     case .word:
-      p.breaks = try BreakIterator(.line, text: slice, locale: language).boundaries().map(\.offset)
+      p.breaks = try breakIterator(.line, locale: language).boundaries(of: slice)
     }
     try itemize(&p, levels: levels, text: text)
     measure(&p)
@@ -64,7 +84,7 @@ final class TextLayouter {
   private func itemize(_ p: inout Paragraph, levels: [UInt8], text: AttributedText) throws {
     let all = scalars(of: p.units[...])
     // Script per scalar; common and inherited characters take their neighbour's script.
-    var scripts = all.map { UnicodeProperties.scriptCode($0.value) }
+    var scripts = all.map { UnicodeProperties.scriptCode($0.value) }  // ASCII fast path inside
     var last: Int32? = nil
     for i in scripts.indices {
       if scripts[i] == UnicodeProperties.commonScript || scripts[i] == UnicodeProperties.inheritedScript {
@@ -88,6 +108,8 @@ final class TextLayouter {
     }
     var current: (key: Key, start: Int, font: Font, attributes: TextAttributes)?
     var keyRun = 0
+    var chainRun = -1
+    var chain: [Font] = []
     for boundary in p.graphemes {
       let first = scalarIndex
       while scalarIndex < all.count, all[scalarIndex].offset < boundary { scalarIndex += 1 }
@@ -95,7 +117,16 @@ final class TextLayouter {
       let absolute = p.offset + graphemeStart
       while keyRun + 1 < text.runs.count, text.runs[keyRun].range.upperBound <= absolute { keyRun += 1 }
       let attributes = text.runs.isEmpty ? TextAttributes() : text.runs[keyRun].attributes
-      let font = try self.font(for: cluster.map(\.value), attributes: attributes)
+      if chainRun != keyRun {
+        chain = try fonts.chain(for: attributes.font)
+        chainRun = keyRun
+      }
+      let font: Font
+      if cluster.count == 1, cluster.first!.value < 0x80 {
+        font = chain[0]
+      } else {
+        font = try self.font(for: cluster.map(\.value), attributes: attributes)
+      }
       let isTab = cluster.first?.value == 0x09
       let key = Key(
         run: keyRun, level: levels[graphemeStart], script: scripts[first], font: ObjectIdentifier(font), tab: isTab)

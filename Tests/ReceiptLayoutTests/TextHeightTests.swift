@@ -60,3 +60,10 @@ import Testing
     #expect(abs(runs[1].origin.x - origin - stop) < 1e-9)
   }
 }
+
+@Test func carriageReturnLineFeedInAttributedText() throws {
+  let engine = try ReceiptLayoutEngine()
+  let lines = try engine.lines(AttributedText("One\r\nTwo\nThree"), width: 186)
+  #expect(lines.count == 3)
+  #expect(lines[2] == "Three")
+}

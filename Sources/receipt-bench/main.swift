@@ -1,0 +1,62 @@
+// Layout benchmark: warm layout time per 40-character line and per 40-line receipt.
+// Run with `make bench` (release build). Reports medians of repeated runs; it asserts nothing.
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+
+let engine = try ReceiptLayoutEngine()
+let words = "coffee latte bagel muffin tea juice water scone toast bowl salad wrap soup cake cookie pie".split(
+  separator: " ")
+
+/// A 40-character line of receipt-like words.
+func line(_ seed: Int) -> String {
+  var text = ""
+  var i = seed
+  while text.count < 40 {
+    text += (text.isEmpty ? "" : " ") + words[i % words.count]
+    i += 7
+  }
+  return String(text.prefix(40))
+}
+
+/// Median wall time of `body` over `runs` runs after `warmup` runs, in seconds.
+func median(runs: Int, warmup: Int = 20, _ body: () throws -> Void) rethrows -> Double {
+  for _ in 0..<warmup { try body() }
+  var times: [Double] = []
+  let clock = ContinuousClock()
+  for _ in 0..<runs {
+    let d = try clock.measure(body)
+    times.append(Double(d.components.attoseconds) / 1e18 + Double(d.components.seconds))
+  }
+  times.sort()
+  return times[times.count / 2]
+}
+
+let width = PageSetup().contentWidth.points
+let lines = (0..<40).map(line)
+let single = AttributedText(lines[0])
+let perLine = try median(runs: 2000) { _ = try engine.measure(single, width: width) }
+
+let receipt = ReceiptDocument(blocks: lines.map { .text(AttributedText($0)) })
+let perReceipt = try median(runs: 300) { _ = try engine.layout(receipt) }
+
+var rows: [Block] = []
+for (i, text) in lines.enumerated() {
+  rows.append(
+    .row(
+      Row([
+        Cell(.text(AttributedText(String(text.prefix(24)))), width: .weight(1)),
+        Cell(.text(AttributedText(String(format: "%.2f", Double(i) * 1.25))), alignment: .trailing),
+      ])))
+}
+let grid = ReceiptDocument(blocks: [.column(Column(rows, grid: true))])
+let perGrid = try median(runs: 200) { _ = try engine.layout(grid) }
+
+let pangoPerLine = 31.0  // µs, Pango layout of a 40-char line, C -O2 on this VM class (shared/NOTES.md)
+print("receipt layout benchmark (release, warm, median)")
+print(
+  String(
+    format: "  one 40-char line:          %8.2f µs   (target ≤ 5 µs; Pango ~%.0f µs → %.1f× faster)", perLine * 1e6,
+    pangoPerLine, pangoPerLine / (perLine * 1e6)))
+print(String(format: "  40-line text receipt:      %8.2f µs   (%.2f µs/line)", perReceipt * 1e6, perReceipt * 1e6 / 40))
+print(String(format: "  40-row grid item receipt:  %8.2f µs", perGrid * 1e6))
