@@ -29,16 +29,17 @@ final class TextLayouter {
   /// Splits text into paragraphs at `\n` and prepares each (itemized, shaped, break points).
   func paragraphs(of text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
     let units = Array(text.string.utf16)
-    // Split on U+000A code units (Swift treats "\r\n" as one Character).
-    let lines = text.string.utf16.split(separator: 0x0A, omittingEmptySubsequences: false).map { Substring($0) }
+    let utf16 = text.string.utf16
     var result: [Paragraph] = []
     var start = 0
-    var index = 0
+    var startIndex = utf16.startIndex
     for i in 0...units.count where i == units.count || units[i] == 0x0A {
       var p = try paragraph(units[start..<i], offset: start, text: text, mode: mode)
-      p.string = lines[index]
+      // Split on U+000A code units (Swift treats "\r\n" as one Character).
+      let endIndex = utf16.index(startIndex, offsetBy: i - start)
+      p.string = text.string[startIndex..<endIndex]
       result.append(p)
-      index += 1
+      if i < units.count { startIndex = utf16.index(after: endIndex) }
       start = i + 1
     }
     return result
@@ -110,14 +111,15 @@ final class TextLayouter {
     var keyRun = 0
     var chainRun = -1
     var chain: [Font] = []
+    var attributes = TextAttributes()
     for boundary in p.graphemes {
       let first = scalarIndex
       while scalarIndex < all.count, all[scalarIndex].offset < boundary { scalarIndex += 1 }
       let cluster = all[first..<scalarIndex]
       let absolute = p.offset + graphemeStart
       while keyRun + 1 < text.runs.count, text.runs[keyRun].range.upperBound <= absolute { keyRun += 1 }
-      let attributes = text.runs.isEmpty ? TextAttributes() : text.runs[keyRun].attributes
       if chainRun != keyRun {
+        attributes = text.runs.isEmpty ? TextAttributes() : text.runs[keyRun].attributes
         chain = try fonts.chain(for: attributes.font)
         chainRun = keyRun
       }
