@@ -62,7 +62,7 @@ enum Bidi {
 
   /// The visual order of items with the given levels (UAX #9 rule L2).
   static func visualOrder(levels: [UInt8]) -> [Int] {
-    guard levels.contains(where: { $0 & 1 == 1 }) || levels.contains(where: { $0 > 0 }) else {
+    guard levels.contains(where: { $0 > 0 }) else {
       return Array(levels.indices)
     }
     var map = [Int32](repeating: 0, count: levels.count)
