@@ -270,10 +270,12 @@ extension TextLayouter {
     let k = a.font.size * a.verticalScale
     let ink: Ink = a.inverse ? .white : .black
     if a.underline {
+      // OpenType's underline position is the top of the line; keep it clear of the baseline.
       let t = max(m.underlineThickness * k, 0.5)
       items.append(
         .rect(
-          FilledRect(rect: Rect(x: x, y: baseline + m.underlineOffset * k - t / 2, width: width, height: t), ink: ink)))
+          FilledRect(
+            rect: Rect(x: x, y: baseline + max(m.underlineOffset * k, t / 2), width: width, height: t), ink: ink)))
     }
     if a.strikethrough {
       let t = max(m.strikeoutThickness * k, 0.5)
