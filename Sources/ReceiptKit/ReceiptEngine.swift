@@ -43,16 +43,20 @@ public final class ReceiptEngine: Sendable {
     }
   }
 
-  /// Lays out and renders a document to the bytes of a format.
-  public func render(_ document: ReceiptDocument, format: OutputFormat) throws -> Data {
+  /// Lays out and renders a document to the bytes of a format, with the measurements of the
+  /// pages that were rendered (one layout serves both).
+  public func render(_ document: ReceiptDocument, format: OutputFormat) throws -> RenderedReceipt {
     let laidOut = try layout(document)
+    let data: Data
     do {
       switch format {
-      case .pdf: return try PDFRenderer().render(laidOut)
+      case .pdf: data = try PDFRenderer().render(laidOut)
       }
     } catch {
       throw ReceiptError(.render, "\(error)")
     }
+    let pages = laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }
+    return RenderedReceipt(data: data, format: format, pages: pages)
   }
 
   /// Per-page measurements of a document.
@@ -79,6 +83,15 @@ public final class ReceiptEngine: Sendable {
     if ns.domain == NSCocoaErrorDomain && ns.code == NSFileReadNoSuchFileError { return "no such file" }
     return ns.localizedDescription
   }
+}
+
+/// A rendered receipt: the output bytes and the size of every page in them.
+public struct RenderedReceipt: Sendable {
+  /// The encoded output.
+  public var data: Data
+  public var format: OutputFormat
+  /// One entry per continuous page.
+  public var pages: [PageMeasurement]
 }
 
 /// The size of one laid-out page.

@@ -27,17 +27,17 @@ struct Render: ParsableCommand {
       let format = try outputFormat()
       let engine = try ReceiptEngine()
       let document = try page.document(input, engine: engine)
-      let bytes = try engine.render(document, format: format)
+      let rendered = try engine.render(document, format: format)
       if output == "-" {
-        FileHandle.standardOutput.write(bytes)
+        FileHandle.standardOutput.write(rendered.data)
         return
       }
       do {
-        try bytes.write(to: URL(fileURLWithPath: output), options: .atomic)
+        try rendered.data.write(to: URL(fileURLWithPath: output), options: .atomic)
       } catch {
         throw ReceiptError(.output, "cannot write \(output): \(error.localizedDescription)")
       }
-      let pages = try engine.measure(document)
+      let pages = rendered.pages
       let lengths = pages.map { String(format: "%.1f mm", $0.cutLengthMillimetres) }.joined(separator: ", ")
       print("wrote \(output) (\(format), \(pages.count) page\(pages.count == 1 ? "" : "s"): \(lengths))")
     }

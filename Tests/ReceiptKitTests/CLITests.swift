@@ -26,6 +26,17 @@ import Testing
     #expect(try Tool.run("pdftotext", [output.path, "-"]).stdout.contains("Hello, receipt."))
   }
 
+  @Test func renderToStdout() throws {
+    let dir = try Tool.temporaryDirectory()
+    let input = dir.appendingPathComponent("s.txt")
+    try "stdout".write(to: input, atomically: true, encoding: .utf8)
+    let result = try Tool.run(receipt, ["render", input.path, "-o", "-", "--format", "pdf"])
+    #expect(result.status == 0)
+    let pdf = dir.appendingPathComponent("s.pdf")
+    try result.output.write(to: pdf)
+    #expect(try Tool.run("pdftotext", [pdf.path, "-"]).stdout.contains("stdout"))
+  }
+
   @Test func measurePrintsJson() throws {
     let dir = try Tool.temporaryDirectory()
     let input = dir.appendingPathComponent("m.txt")
