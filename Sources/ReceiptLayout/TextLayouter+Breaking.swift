@@ -54,9 +54,9 @@ extension TextLayouter {
     guard p.hasTabs else { return p.width(start..<end) }
     let segments = tabSegments(p, start, end)
     let widths = segments.map { p.width($0) }
-    let starts = resolveTabs(
+    let placements = resolveTabs(
       widths: widths, decimals: segments.map { decimalOffset(p, $0) }, style: style, available: available)
-    return (starts.last ?? 0) + (widths.last ?? 0)
+    return placements[placements.count - 1].start + widths[widths.count - 1]
   }
 
   /// Where a truncated line's text ends so that it and an ellipsis fit.
@@ -93,12 +93,21 @@ extension TextLayouter {
     return p.width(range.lowerBound..<i)
   }
 
-  /// The start of every tab segment in leading-edge coordinates. The first segment starts at 0;
-  /// each later one goes to the next stop past the text before it, aligned by the stop's kind.
-  /// Negative stop locations count back from the trailing edge.
-  func resolveTabs(widths: [Double], decimals: [Double?], style: ParagraphStyle, available: Double) -> [Double] {
-    var starts = [0.0]
-    guard widths.count > 1 else { return starts }
+  /// Where a tab segment starts, in leading-edge coordinates, and the explicit stop that put it
+  /// there (nil for the first segment and for implicit stops).
+  struct TabPlacement {
+    var start: Double
+    var stop: TabStop?
+  }
+
+  /// Places every tab segment. The first starts at 0; each later one goes to the first stop past
+  /// the text before it, aligned by the stop's kind, else to the next multiple of the default
+  /// interval. Negative stop locations count back from the trailing edge.
+  func resolveTabs(widths: [Double], decimals: [Double?], style: ParagraphStyle, available: Double)
+    -> [TabPlacement]
+  {
+    var placements = [TabPlacement(start: 0, stop: nil)]
+    guard widths.count > 1 else { return placements }
     let stops = style.tabStops.map { stop -> TabStop in
       var s = stop
       if s.location < 0 { s.location += available }
@@ -108,7 +117,8 @@ extension TextLayouter {
     for i in 1..<widths.count {
       let w = widths[i]
       var start: Double
-      if let stop = stops.first(where: { $0.location > x + 1e-9 }) {
+      let stop = stops.first { $0.location > x + 1e-9 }
+      if let stop {
         switch stop.alignment {
         case .left: start = stop.location
         case .right: start = stop.location - w
@@ -120,18 +130,9 @@ extension TextLayouter {
         let interval = max(style.defaultTabInterval, 1)
         start = (floor(x / interval) + 1) * interval
       }
-      starts.append(start)
+      placements.append(TabPlacement(start: start, stop: stop))
       x = start + w
     }
-    return starts
-  }
-
-  /// The tab stop a tab at `x` goes to (for its leader), or nil for an implicit stop.
-  func tabStop(after x: Double, style: ParagraphStyle, available: Double) -> TabStop? {
-    style.tabStops.map { stop -> TabStop in
-      var s = stop
-      if s.location < 0 { s.location += available }
-      return s
-    }.sorted { $0.location < $1.location }.first { $0.location > x + 1e-9 }
+    return placements
   }
 }

@@ -61,7 +61,7 @@ extension TextLayouter {
     let style = text.paragraphStyle
     let end = p.trimmingTrailingSpaces(span.start, span.end)
     var pieces = self.pieces(p, span.start, end)
-    if span.truncated { pieces.append(try ellipsis(p, after: pieces, at: end)) }
+    if span.truncated { pieces.append(ellipsis(p, at: end)) }
 
     // Line height: Apple's .usesFontLeading rule over every font on the line.
     var ascent = 0.0
@@ -92,8 +92,8 @@ extension TextLayouter {
     let widths = segments.map { $0.reduce(0) { $0 + $1.width } }
     var decimals = tabSegments(p, span.start, end).map { decimalOffset(p, $0) }
     while decimals.count < segments.count { decimals.append(nil) }
-    let starts = resolveTabs(widths: widths, decimals: decimals, style: style, available: available)
-    let lineWidth = (starts.last ?? 0) + (widths.last ?? 0)
+    let placements = resolveTabs(widths: widths, decimals: decimals, style: style, available: available)
+    let lineWidth = placements[placements.count - 1].start + widths[widths.count - 1]
 
     // Alignment, in leading-edge coordinates, and justification.
     let rtl = p.rightToLeft
@@ -107,35 +107,29 @@ extension TextLayouter {
     case .left: shift = rtl ? free : 0
     case .right: shift = rtl ? 0 : free
     case .justified:
-      let spaces = pieces.reduce(0) { n, piece in
-        n + piece.glyphs.filter { piece.range.contains($0.cluster) && p.units[$0.cluster] == 0x20 }.count
-      }
+      let spaces = pieces.reduce(0) { n, piece in n + piece.glyphs.filter { isSpace($0, of: piece, in: p) }.count }
       if !last, segments.count == 1, spaces > 0 { extraPerSpace = free / Double(spaces) }
     }
-    if !available.isFinite || available > 1e12 { shift = 0 }
 
     let boxLeft = rtl ? style.tailIndent : style.headIndent
     let boxRight = width - (rtl ? style.headIndent : style.tailIndent)
+    let tabs = pieces.filter(\.isTab)
     var tabEnd = widths[0]
     for (index, segment) in segments.enumerated() {
-      var segmentWidth = widths[index]
-      if extraPerSpace > 0 { segmentWidth = available }
-      let start = starts[index]
+      let segmentWidth = extraPerSpace > 0 ? available : widths[index]
+      let start = placements[index].start
       var x = rtl ? boxRight - shift - start - segmentWidth : boxLeft + shift + start
-      if index > 0 {
+      if let leader = placements[index].stop?.leader {
         emitLeader(
-          p, from: tabEnd, to: start, pieces: pieces, style: style, available: available, rtl: rtl,
-          boxLeft: boxLeft + shift, boxRight: boxRight - shift, baseline: baseline, into: &box.items)
+          leader, from: tabEnd, to: start, tab: tabs[index - 1], rtl: rtl, boxLeft: boxLeft + shift,
+          boxRight: boxRight - shift, baseline: baseline, into: &box.items)
       }
       tabEnd = start + widths[index]
       let order = Bidi.visualOrder(levels: segment.map(\.level))
       for i in order {
         var piece = segment[i]
         if extraPerSpace > 0 {
-          for g in piece.glyphs.indices
-          where piece.range.contains(piece.glyphs[g].cluster)
-            && p.units[piece.glyphs[g].cluster] == 0x20
-          {
+          for g in piece.glyphs.indices where isSpace(piece.glyphs[g], of: piece, in: p) {
             piece.glyphs[g].advance += extraPerSpace
           }
         }
@@ -190,31 +184,38 @@ extension TextLayouter {
     return found
   }
 
-  private func ellipsis(_ p: Paragraph, after pieces: [LinePiece], at end: Int) throws -> LinePiece {
-    let item = p.items[p.itemIndex(at: max(0, min(end, p.units.count - 1)))]
-    let units: [UInt16] = item.font.covers(0x2026) ? [0x2026] : [0x2E, 0x2E, 0x2E]
+  /// Whether a glyph is a space of the paragraph (the glyphs justification stretches).
+  private func isSpace(_ glyph: ShapedGlyph, of piece: LinePiece, in p: Paragraph) -> Bool {
+    piece.range.contains(glyph.cluster) && p.units[glyph.cluster] == 0x20
+  }
+
+  /// Shapes a short string outside any paragraph (an ellipsis, a leader character).
+  private func shapeStandalone(_ string: String, font: Font, attributes: TextAttributes, level: UInt8) -> [ShapedGlyph]
+  {
+    let units = Array(string.utf16)
     let q = Paragraph(units: units, offset: 0)
-    let shaped = shape(q, 0..<units.count, item.font, item.attributes, p.paragraphLevel, item.script, false)
-    var glyphs = shaped.glyphs
+    let script = UnicodeProperties.scriptCode(UInt32(units[0]))
+    return shape(q, 0..<units.count, font, attributes, level, script, false).glyphs
+  }
+
+  /// An ellipsis in the font of the text where a truncated line ends.
+  private func ellipsis(_ p: Paragraph, at end: Int) -> LinePiece {
+    let item = p.items[p.itemIndex(at: max(0, min(end, p.units.count - 1)))]
+    let text = item.font.covers(0x2026) ? "…" : "..."
+    var glyphs = shapeStandalone(text, font: item.font, attributes: item.attributes, level: p.paragraphLevel)
     for i in glyphs.indices { glyphs[i].cluster = -1 }
     return LinePiece(
-      glyphs: glyphs, font: item.font, attributes: item.attributes, level: p.paragraphLevel,
-      range: 0..<0, text: String(decoding: units, as: UTF16.self), isTab: false)
+      glyphs: glyphs, font: item.font, attributes: item.attributes, level: p.paragraphLevel, range: 0..<0,
+      text: text, isTab: false)
   }
 
   /// Fills a tab's space with its stop's leader character, on a grid so that leaders line up.
   private func emitLeader(
-    _ p: Paragraph, from: Double, to: Double, pieces: [LinePiece], style: ParagraphStyle, available: Double,
-    rtl: Bool, boxLeft: Double, boxRight: Double, baseline: Double, into items: inout [LaidOutItem]
+    _ leader: Character, from: Double, to: Double, tab: LinePiece, rtl: Bool, boxLeft: Double, boxRight: Double,
+    baseline: Double, into items: inout [LaidOutItem]
   ) {
-    guard let stop = tabStop(after: from, style: style, available: available), let leader = stop.leader,
-      let piece = pieces.first(where: { $0.isTab }) ?? pieces.first
-    else { return }
-    let units = Array(String(leader).utf16)
-    let q = Paragraph(units: units, offset: 0)
-    let shaped = shape(
-      q, 0..<units.count, piece.font, piece.attributes, 0, UnicodeProperties.scriptCode(UInt32(units[0])), false)
-    let advance = shaped.glyphs.reduce(0) { $0 + $1.advance }
+    let shaped = shapeStandalone(String(leader), font: tab.font, attributes: tab.attributes, level: 0)
+    let advance = shaped.reduce(0) { $0 + $1.advance }
     guard advance > 0.1 else { return }
     let first = (from / advance).rounded(.up)
     let last = (to / advance).rounded(.down) - 1
@@ -225,7 +226,7 @@ extension TextLayouter {
     while k <= last {
       let u = k * advance
       let x = rtl ? boxRight - u - advance : boxLeft + u
-      for g in shaped.glyphs {
+      for g in shaped {
         glyphs.append(Glyph(id: g.id, x: x + g.xOffset, y: -g.yOffset, cluster: text.utf16.count))
       }
       text.append(leader)
@@ -235,8 +236,8 @@ extension TextLayouter {
     items.append(
       .glyphs(
         GlyphRun(
-          font: piece.font.face, size: piece.attributes.font.size, horizontalScale: piece.attributes.horizontalScale,
-          verticalScale: piece.attributes.verticalScale, origin: origin, glyphs: glyphs, text: text,
+          font: tab.font.face, size: tab.attributes.font.size, horizontalScale: tab.attributes.horizontalScale,
+          verticalScale: tab.attributes.verticalScale, origin: origin, glyphs: glyphs, text: text,
           rightToLeft: false, ink: .black, width: (last - first + 1) * advance)))
   }
 

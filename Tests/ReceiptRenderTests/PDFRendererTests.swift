@@ -60,3 +60,26 @@ import Testing
     }
   }
 }
+
+/// Dot leaders as a PDF reader sees them: label, dots, price on one line, prices flush right.
+@Test func leadersExtractBetweenLabelAndPrice() throws {
+  let style = ParagraphStyle(tabStops: [TabStop(location: -0.001, alignment: .right, leader: ".")])
+  let text = AttributedText("Subtotal\t9.99\nTotal\t110.79", paragraphStyle: style)
+  let receipt = try ReceiptLayoutEngine().layout(ReceiptDocument(blocks: [.text(text)]))
+  let url = try Tool.temporaryDirectory().appendingPathComponent("l.pdf")
+  try PDFRenderer().render(receipt).write(to: url)
+  let lines = try Tool.run("pdftotext", ["-layout", url.path, "-"]).stdout.split(separator: "\n")
+    .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && $0 != "\u{0C}" }
+  #expect(lines.count == 2)
+  #expect(lines[0].hasPrefix("Subtotal") && lines[0].hasSuffix("9.99") && lines[0].contains("....."))
+  #expect(lines[1].hasPrefix("Total") && lines[1].hasSuffix("110.79") && lines[1].contains("....."))
+  // Words' boxes from poppler: both prices end at the same x.
+  let bbox = try Tool.run("pdftotext", ["-bbox", url.path, "-"]).stdout
+  let ends = bbox.split(separator: "\n").filter { $0.contains(">9.99<") || $0.contains(">110.79<") }.compactMap {
+    line -> Double? in
+    guard let r = line.range(of: "xMax=\"") else { return nil }
+    return Double(line[r.upperBound...].prefix { $0 != "\"" })
+  }
+  #expect(ends.count == 2)
+  #expect(abs(ends[0] - ends[1]) < 0.02)  // poppler prints boxes to 1/100 pt
+}
