@@ -2,24 +2,33 @@ import Foundation
 import ReceiptModel
 
 extension BlockLayouter {
-  /// A barcode's size on the page: modules in whole printer dots plus quiet zones.
+  /// A barcode's size on the page, everything in whole printer dots (as points).
   struct BarcodeGeometry {
     var encoded: EncodedBarcode
+    /// Module width.
     var module: Double
+    /// Quiet zone on each side (and above and below 2D codes).
+    var quiet: Double
+    /// Height of each module row; linear codes have one row of the bar height.
+    var rowHeights: [Double]
+    /// Width including both quiet zones.
     var width: Double
-    var barsHeight: Double
+    /// Height of the symbol including vertical quiet zones (without human-readable text).
+    var height: Double
   }
 
   func encode(_ barcode: Barcode) throws -> BarcodeGeometry {
     let encoded = try BarcodeEncoder.encode(barcode)
     let dot = 72 / Double(setup.resolution.dpi)
     let module = Double(max(1, barcode.moduleDots)) * dot
-    let columns = (encoded.modules.first?.count ?? 0) + 2 * encoded.quietZone
+    let quiet = Double(encoded.quietZone) * module
     let linearHeight = (barcode.height.points / dot).rounded() * dot
-    let rows = encoded.rowHeights.reduce(0) { $0 + ($1 > 0 ? $1.rounded() * module : linearHeight) }
-    let quietRows = barcode.symbology.isTwoDimensional ? 2 * Double(encoded.quietZone) * module : 0
+    let rowHeights = encoded.rowHeights.map { $0 > 0 ? $0.rounded() * module : linearHeight }
+    let bars = Double(encoded.modules.first?.count ?? 0) * module
+    let verticalQuiet = barcode.symbology.isTwoDimensional ? 2 * quiet : 0
     return BarcodeGeometry(
-      encoded: encoded, module: module, width: Double(columns) * module, barsHeight: rows + quietRows)
+      encoded: encoded, module: module, quiet: quiet, rowHeights: rowHeights, width: bars + 2 * quiet,
+      height: rowHeights.reduce(0, +) + verticalQuiet)
   }
 
   /// Places a barcode (and its human-readable text for linear codes) at the current y.
@@ -35,18 +44,14 @@ extension BlockLayouter {
     let dot = 72 / Double(setup.resolution.dpi)
     let snappedX = (left / dot).rounded() * dot
     let snappedY = snapDown(y)
-    let quiet = Double(g.encoded.quietZone) * g.module
-    let top = snappedY + (barcode.symbology.isTwoDimensional ? quiet : 0)
-    let linearHeight = (barcode.height.points / dot).rounded() * dot
-    let heights = g.encoded.rowHeights.map { $0 > 0 ? $0.rounded() * g.module : linearHeight }
-    let bars = g.width - 2 * quiet
+    let top = snappedY + (barcode.symbology.isTwoDimensional ? g.quiet : 0)
     items.append(
       .barcode(
         PlacedBarcode(
-          rect: Rect(x: snappedX + quiet, y: top, width: bars, height: heights.reduce(0, +)),
-          modules: g.encoded.modules,
-          rowHeights: heights, moduleWidth: g.module, symbology: barcode.symbology, data: barcode.data)))
-    y = snappedY + g.barsHeight
+          rect: Rect(x: snappedX + g.quiet, y: top, width: g.width - 2 * g.quiet, height: g.rowHeights.reduce(0, +)),
+          modules: g.encoded.modules, rowHeights: g.rowHeights, moduleWidth: g.module, symbology: barcode.symbology,
+          data: barcode.data)))
+    y = snappedY + g.height
     if barcode.humanReadable, !g.encoded.humanReadable.isEmpty {
       let caption = AttributedText(
         g.encoded.humanReadable,
@@ -59,11 +64,11 @@ extension BlockLayouter {
   }
 
   /// The first y at or below `y` that lies on the printer's dot grid of the finished page
-  /// (page y = y + top margin).
+  /// (page y = flow origin + y + top margin).
   func snapDown(_ y: Double) -> Double {
     let dot = 72 / Double(setup.resolution.dpi)
-    let top = setup.margins.top.points
-    return ((y + top) / dot - 1e-9).rounded(.up) * dot - top
+    let offset = originY + setup.margins.top.points
+    return ((y + offset) / dot - 1e-9).rounded(.up) * dot - offset
   }
 
   /// The x offset of content of a width inside a box, for an alignment (leading = left here).

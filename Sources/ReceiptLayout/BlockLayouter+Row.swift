@@ -6,15 +6,14 @@ extension BlockLayouter {
   /// independently and aligned vertically; the row is as tall as its tallest cell.
   mutating func placeRow(_ row: Row, x: Double, width: Double, grid: [Int: Double]?) throws {
     let widths = try cellWidths(row, width: width, grid: grid)
-    var boxes: [(items: [LaidOutItem], height: Double, x: Double)] = []
+    var boxes: [(items: [LaidOutItem], height: Double)] = []
     var cx = x
     for (i, cell) in row.cells.enumerated() {
       if case .spacer = cell.block {
         cx += widths[i] + row.spacing
         continue
       }
-      let b = try box(cell.block, width: widths[i], alignment: cell.alignment)
-      boxes.append((b.items, b.height, cx))
+      boxes.append(try box(cell.block, x: cx, width: widths[i], alignment: cell.alignment))
       cx += widths[i] + row.spacing
     }
     let height = boxes.map(\.height).max() ?? 0
@@ -30,7 +29,12 @@ extension BlockLayouter {
       {
         dy = target - first
       }
-      items += b.items.map { $0.offsetBy(dx: b.x, dy: y + dy) }
+      // Cells holding barcodes or images move by whole dots, so those stay on the printer's grid.
+      if b.items.contains(where: \.isRaster) {
+        let dot = 72 / Double(setup.resolution.dpi)
+        dy = (dy / dot).rounded() * dot
+      }
+      items += b.items.map { $0.offsetBy(dx: 0, dy: y + dy) }
     }
     y += height
   }

@@ -9,6 +9,9 @@ struct BlockLayouter {
   var items: [LaidOutItem] = []
   var commands: [DeviceCommand] = []
   var y = 0.0
+  /// Where the current flow's y = 0 lies in the page content (non-zero inside row cells), so
+  /// that barcodes and images snap to the page's dot grid.
+  var originY = 0.0
 
   init(text: TextLayouter, setup: PageSetup) {
     self.text = text
@@ -81,16 +84,18 @@ struct BlockLayouter {
     }
   }
 
-  /// Lays a block out on its own (for a row cell): its items relative to (0, 0) and its height.
-  mutating func box(_ block: Block, width: Double, alignment: TextAlignment?) throws -> (
+  /// Lays a block out on its own (for a row cell) at page x `x` and at the current y: its items
+  /// with absolute x and y relative to the current y, and its height.
+  mutating func box(_ block: Block, x: Double, width: Double, alignment: TextAlignment?) throws -> (
     items: [LaidOutItem], height: Double
   ) {
-    let saved = (items, y, commands)
+    let saved = (items: items, y: y, commands: commands, originY: originY)
     items = []
+    originY += y
     y = 0
-    defer { (items, y, commands) = (saved.0, saved.1, saved.2 + commands) }
+    defer { (items, y, commands, originY) = (saved.items, saved.y, saved.commands + commands, saved.originY) }
     if case .cut = block { throw LayoutError.misplaced("a cut cannot be inside a row") }
-    try place(block, x: 0, width: width, alignment: alignment)
+    try place(block, x: x, width: width, alignment: alignment)
     return (items, y)
   }
 
@@ -120,6 +125,14 @@ struct BlockLayouter {
 }
 
 extension LaidOutItem {
+  /// Barcodes and images: items that must sit on whole printer dots.
+  var isRaster: Bool {
+    switch self {
+    case .barcode, .image: return true
+    case .glyphs, .rect: return false
+    }
+  }
+
   /// The item moved by an offset.
   func offsetBy(dx: Double, dy: Double) -> LaidOutItem {
     switch self {

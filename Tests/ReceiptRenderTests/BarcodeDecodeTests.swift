@@ -47,3 +47,20 @@ import Testing
     }
   }
 }
+
+/// A QR code in a row cell, centred beside taller text, still sits on the page's dot grid.
+@Test func barcodeInACellSitsOnWholePageDots() throws {
+  let text = AttributedText("Scan to pay\nTable 12\nThank you")
+  let row = Row(
+    [Cell(.text(text), width: .weight(1)), Cell(.barcode(Barcode(.qr, data: "pay", moduleDots: 2)))],
+    spacing: 5.3, verticalAlignment: .center)
+  let page = try ReceiptLayoutEngine().layout(ReceiptDocument(blocks: [.text(AttributedText("Header")), .row(row)]))
+    .pages[0]
+  let code = try #require(
+    page.items.compactMap { item -> PlacedBarcode? in
+      if case .barcode(let b) = item { return b }
+      return nil
+    }.first)
+  let dot = 72.0 / 203
+  for value in [code.rect.x, code.rect.y] { #expect(abs((value / dot).rounded() - value / dot) < 1e-6, "\(value)") }
+}
