@@ -1,4 +1,5 @@
 internal import CCairo
+import Foundation
 import ReceiptLayout
 import ReceiptModel
 
@@ -28,8 +29,8 @@ final class CairoPainter {
         try draw(run, cr)
       case .barcode(let code):
         paint(code, cr)
-      case .image:
-        break
+      case .image(let image):
+        try paint(image, cr)
       }
     }
     let status = cairo_status(cr)
@@ -61,6 +62,40 @@ final class CairoPainter {
       y += h
     }
     cairo_fill(cr)
+  }
+
+  /// Draws an image scaled into its rectangle (alpha composited over the paper).
+  private func paint(_ image: PlacedImage, _ cr: OpaquePointer) throws {
+    let surface = try Self.decodePNG(image.data)
+    defer { cairo_surface_destroy(surface) }
+    let width = Double(cairo_image_surface_get_width(surface))
+    let height = Double(cairo_image_surface_get_height(surface))
+    cairo_save(cr)
+    cairo_translate(cr, image.rect.x, image.rect.y)
+    cairo_scale(cr, image.rect.width / width, image.rect.height / height)
+    cairo_set_source_surface(cr, surface, 0, 0)
+    cairo_paint(cr)
+    cairo_restore(cr)
+  }
+
+  /// Decodes PNG bytes with cairo's PNG loader.
+  static func decodePNG(_ data: Data) throws -> OpaquePointer {
+    guard data.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
+      throw RenderError.image("only PNG images can be drawn so far; convert the image to PNG")
+    }
+    let reader = ByteReader(data)
+    let surface = cairo_image_surface_create_from_png_stream(
+      { closure, buffer, length in
+        let reader = Unmanaged<ByteReader>.fromOpaque(closure!).takeUnretainedValue()
+        return reader.read(into: buffer!, count: Int(length)) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_READ_ERROR
+      }, Unmanaged.passUnretained(reader).toOpaque())!
+    withExtendedLifetime(reader) {}
+    let status = cairo_surface_status(surface)
+    guard status == CAIRO_STATUS_SUCCESS else {
+      cairo_surface_destroy(surface)
+      throw RenderError.image("cannot decode PNG: \(String(cString: cairo_status_to_string(status)))")
+    }
+    return surface
   }
 
   /// Draws a glyph run with `cairo_show_text_glyphs`, so PDF viewers extract the source text.
@@ -107,5 +142,20 @@ final class CairoPainter {
       result.append((bytes, group.glyphs))
     }
     return (result, run.rightToLeft)
+  }
+}
+
+/// Feeds bytes to a cairo read callback.
+final class ByteReader {
+  private let data: Data
+  private var offset = 0
+  init(_ data: Data) { self.data = data }
+
+  /// Copies the next `count` bytes; false when fewer remain.
+  func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
+    guard offset + count <= data.count else { return false }
+    data.copyBytes(to: buffer, from: data.startIndex + offset..<data.startIndex + offset + count)
+    offset += count
+    return true
   }
 }

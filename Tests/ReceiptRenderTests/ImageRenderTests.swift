@@ -1,0 +1,58 @@
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+import ReceiptRender
+import ReceiptTestSupport
+import Testing
+
+/// Logos reach the PDF: checked with poppler's `pdfimages` and by rasterizing the page.
+@Suite struct ImageRenderTests {
+  /// A black W×H PNG written by Python's zlib (an encoder independent of ours).
+  func png(width: Int, height: Int) throws -> Data {
+    let script = """
+      import struct, sys, zlib
+      w, h = \(width), \(height)
+      def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d) & 0xffffffff)
+      raw = b''.join(b'\\x00' + b'\\x00' * w for _ in range(h))
+      sys.stdout.buffer.write(b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 0, 0, 0, 0))
+        + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))
+      """
+    return try Tool.run("python3", ["-c", script]).output
+  }
+
+  @Test func pngLogoIsDrawnAtItsDotSize() throws {
+    let logo = try png(width: 120, height: 60)
+    let doc = ReceiptDocument(blocks: [.image(ImageBlock(data: logo)), .text(AttributedText("Below the logo"))])
+    let receipt = try ReceiptLayoutEngine().layout(doc)
+    let dir = try Tool.temporaryDirectory()
+    let pdf = dir.appendingPathComponent("logo.pdf")
+    try PDFRenderer().render(receipt).write(to: pdf)
+    let list = try Tool.run("pdfimages", ["-list", pdf.path]).stdout.split(separator: "\n").dropFirst(2)
+    #expect(list.count == 1)
+    let columns = list.first.map { $0.split(separator: " ") } ?? []
+    #expect(columns.count > 4 && columns[3] == "120" && columns[4] == "60", "\(list)")
+    // At 203 dpi, 120 px = 120 dots: the page has a black block 120 dots wide, centred.
+    try Tool.run(
+      "pdftoppm",
+      [
+        "-r", "203", "-gray", "-singlefile", "-aa", "no", "-aaVector", "no", pdf.path,
+        dir.appendingPathComponent("p").path,
+      ])
+    let pgm = try Data(contentsOf: dir.appendingPathComponent("p.pgm"))
+    let header = String(decoding: pgm.prefix(20), as: UTF8.self).split(whereSeparator: \.isWhitespace)
+    let width = Int(header[1])!
+    let pixels = [UInt8](pgm.suffix(width * Int(header[2])!))
+    let row = 25 + 30  // below the 9 pt (25.4 dot) margin, inside the logo
+    let black = (0..<width).filter { pixels[row * width + $0] < 128 }
+    #expect(black.count >= 119 && black.count <= 121)
+    #expect(abs(Double(black.first! + black.last!) / 2 - Double(width) / 2) < 2)
+  }
+
+  @Test func jpegIsAClearErrorNotASilentGap() throws {
+    // A JPEG header (SOI, SOF0 64×32) is sized by layout; the renderer refuses it explicitly.
+    let jpeg = Data(
+      [0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x11, 0x08, 0x00, 0x20, 0x00, 0x40, 0x03] + Array(repeating: 0, count: 20))
+    let receipt = try ReceiptLayoutEngine().layout(ReceiptDocument(blocks: [.image(ImageBlock(data: jpeg))]))
+    #expect(throws: RenderError.self) { try PDFRenderer().render(receipt) }
+  }
+}
