@@ -36,11 +36,7 @@ import Testing
   @Test func barsSitOnWholeDots() throws {
     let page = try engine.layout(ReceiptDocument(blocks: [.barcode(Barcode(.qr, data: "dots", moduleDots: 3))])).pages[
       0]
-    let code = try #require(
-      page.items.compactMap { item -> PlacedBarcode? in
-        if case .barcode(let b) = item { return b }
-        return nil
-      }.first)
+    let code = try #require(page.barcodes.first)
     let dot = 72.0 / 203
     for value in [code.rect.x, code.rect.y, code.moduleWidth, code.rowHeights[0]] {
       #expect(abs((value / dot).rounded() - value / dot) < 1e-6)
@@ -56,11 +52,17 @@ import Testing
     spacing: 5.3, verticalAlignment: .center)
   let page = try ReceiptLayoutEngine().layout(ReceiptDocument(blocks: [.text(AttributedText("Header")), .row(row)]))
     .pages[0]
-  let code = try #require(
-    page.items.compactMap { item -> PlacedBarcode? in
-      if case .barcode(let b) = item { return b }
-      return nil
-    }.first)
+  let code = try #require(page.barcodes.first)
   let dot = 72.0 / 203
   for value in [code.rect.x, code.rect.y] { #expect(abs((value / dot).rounded() - value / dot) < 1e-6, "\(value)") }
+}
+
+extension LaidOutPage {
+  /// The barcodes placed on the page.
+  var barcodes: [PlacedBarcode] {
+    items.compactMap {
+      if case .barcode(let b) = $0 { return b }
+      return nil
+    }
+  }
 }
