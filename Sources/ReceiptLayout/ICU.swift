@@ -12,7 +12,6 @@ func checkICU(_ status: Int32, _ function: String) throws {
 final class BreakIterator {
   enum Kind { case line, character }
   private let iterator: OpaquePointer
-  private var text: [UInt16] = []
 
   init(_ kind: Kind, locale: String?) throws {
     var status: Int32 = 0
@@ -26,20 +25,23 @@ final class BreakIterator {
 
   deinit { cicu_ubrk_close(iterator) }
 
-  /// All boundaries of `source` after 0, ending with its length (the iterator keeps a copy).
+  /// All boundaries of `source` after 0, ending with its length. ICU reads the caller's buffer
+  /// while iterating; no copy is kept.
   func boundaries(of source: ArraySlice<UInt16>) throws -> [Int] {
-    text = Array(source)
-    var status: Int32 = 0
-    text.withUnsafeBufferPointer { cicu_ubrk_setText(iterator, $0.baseAddress, Int32($0.count), &status) }
-    try checkICU(status, "ubrk_setText")
-    var result: [Int] = []
-    _ = cicu_ubrk_first(iterator)
-    while true {
-      let next = cicu_ubrk_next(iterator)
-      if next == CICU_UBRK_DONE { break }
-      result.append(Int(next))
+    try source.withUnsafeBufferPointer { buffer in
+      var status: Int32 = 0
+      cicu_ubrk_setText(iterator, buffer.baseAddress, Int32(buffer.count), &status)
+      try checkICU(status, "ubrk_setText")
+      defer { cicu_ubrk_setText(iterator, nil, 0, &status) }
+      var result: [Int] = []
+      _ = cicu_ubrk_first(iterator)
+      while true {
+        let next = cicu_ubrk_next(iterator)
+        if next == CICU_UBRK_DONE { break }
+        result.append(Int(next))
+      }
+      return result
     }
-    return result
   }
 }
 

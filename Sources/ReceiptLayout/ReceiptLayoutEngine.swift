@@ -23,6 +23,13 @@ public final class ReceiptLayoutEngine: Sendable {
     state = Mutex(try State())
   }
 
+  /// An engine with the Latin fast itemization path switched off (tests compare both paths).
+  init(fastItemization: Bool) throws {
+    let state = try State()
+    state.text.fastItemization = fastItemization
+    self.state = Mutex(state)
+  }
+
   /// Lays out a document into continuous pages with their cut lengths.
   public func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
     try state.withLock { state in
@@ -50,6 +57,22 @@ public final class ReceiptLayoutEngine: Sendable {
       let grouped = Dictionary(grouping: lines, by: { ($0.y * 1000).rounded() })
       return grouped.keys.sorted().map { key in
         grouped[key]!.sorted { $0.x < $1.x }.map(\.text).joined()
+      }
+    }
+  }
+
+  /// Shapes a string in the primary font of a descriptor with HarfBuzz alone (one `hb_shape`
+  /// on a reused buffer) and returns the glyph count: the raw shaping cost that benchmarks put
+  /// beside layout, so the overhead of layout above shaping is visible.
+  public func shapeOnly(_ string: String, font: FontDescriptor) throws -> Int {
+    try state.withLock { state in
+      let f = try state.fonts.chain(for: font)[0]
+      let units = Array(string.utf16)
+      return units.withUnsafeBufferPointer { buffer in
+        state.text.shaper.shape(
+          buffer, range: 0..<buffer.count, font: f, size: font.size, horizontalScale: 1, verticalScale: 1,
+          rightToLeft: false, script: 25, language: nil, ligatures: true
+        ).count
       }
     }
   }

@@ -90,9 +90,12 @@ extension TextLayouter {
       if piece.isTab { segments.append([]) } else { segments[segments.count - 1].append(piece) }
     }
     let widths = segments.map { $0.reduce(0) { $0 + $1.width } }
-    var decimals = tabSegments(p, span.start, end).map { decimalOffset(p, $0) }
-    while decimals.count < segments.count { decimals.append(nil) }
-    let placements = resolveTabs(widths: widths, decimals: decimals, style: style, available: available)
+    var placements = [TabPlacement(start: 0, stop: nil)]
+    if segments.count > 1 {
+      var decimals = tabSegments(p, span.start, end).map { decimalOffset(p, $0) }
+      while decimals.count < segments.count { decimals.append(nil) }
+      placements = resolveTabs(widths: widths, decimals: decimals, style: style, available: available)
+    }
     let lineWidth = placements[placements.count - 1].start + widths[widths.count - 1]
 
     // Alignment, in leading-edge coordinates, and justification.
@@ -113,7 +116,7 @@ extension TextLayouter {
 
     let boxLeft = rtl ? style.tailIndent : style.headIndent
     let boxRight = width - (rtl ? style.headIndent : style.tailIndent)
-    let tabs = pieces.filter(\.isTab)
+    let tabs = segments.count > 1 ? pieces.filter(\.isTab) : []
     var tabEnd = widths[0]
     for (index, segment) in segments.enumerated() {
       let segmentWidth = extraPerSpace > 0 ? available : widths[index]

@@ -7,6 +7,8 @@ import ReceiptModel
 final class TextLayouter {
   let fonts: FontCollection
   let shaper = Shaper()
+  /// Use ``itemizeSimple(_:text:)`` where it applies (tests turn it off to compare both paths).
+  var fastItemization = true
   private var breakIterators: [IteratorKey: BreakIterator] = [:]
   private struct IteratorKey: Hashable {
     var line: Bool
@@ -59,10 +61,8 @@ final class TextLayouter {
     }
     let language = text.attributes(at: offset).language
     let simple = p.units.allSatisfy { $0 < 0x0300 && $0 != 0x0D }
-    var levels: [UInt8]
-    if simple && base != 1 {
-      levels = [UInt8](repeating: 0, count: n)
-    } else {
+    var levels: [UInt8] = []
+    if !(simple && base != 1) {
       (levels, p.paragraphLevel) = try Bidi.levels(of: slice, base: base)
     }
     if n == 0 { return p }
@@ -76,9 +76,44 @@ final class TextLayouter {
     case .word:
       p.breaks = try breakIterator(.line, locale: language).boundaries(of: slice)
     }
-    try itemize(&p, levels: levels, text: text)
+    let fast = fastItemization && simple && p.paragraphLevel == 0 ? try itemizeSimple(&p, text: text) : false
+    if !fast {
+      if levels.isEmpty { levels = [UInt8](repeating: 0, count: n) }
+      try itemize(&p, levels: levels, text: text)
+    }
     measure(&p)
     return p
+  }
+
+  /// Fast path for left-to-right paragraphs below U+0300 (Latin-1 and Latin Extended, no
+  /// combining marks): one level, one script (Latin if any character is Latin), and items only at
+  /// attribute-run boundaries and tabs. It gives the same items as ``itemize(_:levels:text:)``
+  /// and declines (returns false) when the primary font lacks a non-ASCII character, which then
+  /// needs fallback.
+  private func itemizeSimple(_ p: inout Paragraph, text: AttributedText) throws -> Bool {
+    let n = p.units.count
+    let latin = p.units.contains { UnicodeProperties.scriptCode(UInt32($0)) != UnicodeProperties.commonScript }
+    let script = latin ? UnicodeProperties.scriptCode(0x41) : UnicodeProperties.commonScript
+    var pending: [(range: Range<Int>, attributes: TextAttributes, font: Font, tab: Bool)] = []
+    for run in text.runs {
+      let lo = max(run.range.lowerBound - p.offset, 0)
+      let hi = min(run.range.upperBound - p.offset, n)
+      guard lo < hi else { continue }
+      let font = try fonts.chain(for: run.attributes.font)[0]
+      var start = lo
+      for i in lo..<hi {
+        let unit = p.units[i]
+        if unit >= 0x80, !font.covers(UInt32(unit)) { return false }
+        if unit == 0x09 {
+          if start < i { pending.append((start..<i, run.attributes, font, false)) }
+          pending.append((i..<(i + 1), run.attributes, font, true))
+          start = i + 1
+        }
+      }
+      if start < hi { pending.append((start..<hi, run.attributes, font, false)) }
+    }
+    p.items = pending.map { shape(p, $0.range, $0.font, $0.attributes, 0, script, $0.tab) }
+    return true
   }
 
   /// Splits a paragraph into items of one attribute run, level, script and font; shapes each.

@@ -37,6 +37,8 @@ let lines = (0..<40).map(line)
 let single = AttributedText(lines[0])
 let perLine = try median(runs: 2000) { _ = try engine.measure(single, width: width) }
 
+let shapingOnly = try median(runs: 2000) { _ = try engine.shapeOnly(lines[0], font: .receiptDefault) }
+
 let receipt = ReceiptDocument(blocks: lines.map { .text(AttributedText($0)) })
 let perReceipt = try median(runs: 300) { _ = try engine.layout(receipt) }
 
@@ -58,5 +60,9 @@ print(
   String(
     format: "  one 40-char line:          %8.2f µs   (target ≤ 5 µs; Pango ~%.0f µs → %.1f× faster)", perLine * 1e6,
     pangoPerLine, pangoPerLine / (perLine * 1e6)))
+print(
+  String(
+    format: "  HarfBuzz shaping alone:     %8.2f µs   (layout / shaping = %.1f×)", shapingOnly * 1e6,
+    perLine / shapingOnly))
 print(String(format: "  40-line text receipt:      %8.2f µs   (%.2f µs/line)", perReceipt * 1e6, perReceipt * 1e6 / 40))
 print(String(format: "  40-row grid item receipt:  %8.2f µs", perGrid * 1e6))
