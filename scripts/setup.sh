@@ -29,8 +29,17 @@ for pkg in "${wanted[@]}"; do
   [[ "$status" == "installed" ]] || missing+=("$pkg")
 done
 
+python_tools() {
+  # zxing-cpp decodes the 2D symbologies zbar cannot (PDF417, DataMatrix, Aztec) in the tests.
+  if [[ "${1:-}" == "--test" ]] && ! python3 -c "import zxingcpp, numpy" 2>/dev/null; then
+    echo "setup: installing Python test tools: zxing-cpp numpy"
+    PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check zxing-cpp numpy
+  fi
+}
+
 if ((${#missing[@]} == 0)); then
   echo "setup: all ${#wanted[@]} Debian packages already installed."
+  python_tools "${1:-}"
   exit 0
 fi
 
@@ -46,4 +55,5 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+python_tools "${1:-}"
 echo "setup: done."

@@ -33,6 +33,40 @@ import Testing
     #expect(decoded.contains { expected.contains($0) }, "zbar read \(decoded)")
   }
 
+  /// zbar cannot read the stacked and matrix codes; zxing-cpp (an independent decoder) can.
+  @Test(
+    arguments: [
+      (Symbology.pdf417, "RECEIPT 1042 TOTAL 10.20 EUR"), (.datamatrix, "RCPT-1042"),
+      (.aztec, "https://example.com/r/1042"),
+      (.gs1_128, "[01]09506000134352[10]ABC123"),
+    ])
+  func decodesWithZXing(symbology: Symbology, data: String) throws {
+    let module = symbology.isTwoDimensional ? 3 : 2
+    let doc = ReceiptDocument(blocks: [
+      .barcode(Barcode(symbology, data: data, moduleDots: module, humanReadable: false))
+    ])
+    let dir = try Tool.temporaryDirectory()
+    let pdf = dir.appendingPathComponent("z.pdf")
+    try PDFRenderer().render(try engine.layout(doc)).write(to: pdf)
+    try Tool.run("pdftoppm", ["-r", "406", "-gray", "-singlefile", pdf.path, dir.appendingPathComponent("z").path])
+    let script = """
+      import sys, numpy, zxingcpp
+      data = open(sys.argv[1], 'rb').read()
+      parts = data.split(maxsplit=4)
+      w, h = int(parts[1]), int(parts[2])
+      image = numpy.frombuffer(parts[4][:w * h], dtype=numpy.uint8).reshape(h, w)
+      for r in zxingcpp.read_barcodes(image):
+          print(r.format.name, r.text, sep='\t')
+      """
+    let result = try Tool.run("python3", ["-c", script, dir.appendingPathComponent("z.pgm").path])
+    let texts = result.stdout.split(separator: "\n").map { $0.split(separator: "\t").last.map(String.init) ?? "" }
+    // zxing reports GS1 data in its human-readable form: (01)…(10)…
+    let expected =
+      symbology == .gs1_128
+      ? data.replacingOccurrences(of: "[", with: "(").replacingOccurrences(of: "]", with: ")") : data
+    #expect(texts.contains(expected), "\(result.stdout) \(result.stderr)")
+  }
+
   @Test func barsSitOnWholeDots() throws {
     let page = try engine.layout(ReceiptDocument(blocks: [.barcode(Barcode(.qr, data: "dots", moduleDots: 3))])).pages[
       0]
