@@ -77,3 +77,49 @@ import Testing
     #expect(lastLine.origin.x + lastLine.width < right - 1)
   }
 }
+
+@Suite struct MoreTabAndRowTests {
+  let engine = try! ReceiptLayoutEngine()
+  let setup = PageSetup()
+
+  @Test func strikethroughCrossesTheLowercaseLetters() throws {
+    let page = try engine.page([.text(AttributedText("void", attributes: TextAttributes(strikethrough: true)))])
+    let run = try #require(page.runs.first)
+    let strike = try #require(
+      page.items.compactMap { item -> FilledRect? in
+        if case .rect(let r) = item { return r }
+        return nil
+      }.first)
+    // Above the baseline, below the x-height (~0.55 em for DejaVu Sans at 10 pt).
+    #expect(strike.rect.maxY < run.origin.y)
+    #expect(strike.rect.y > run.origin.y - 5.5)
+  }
+
+  @Test func centerTabStopCentresTheSegment() throws {
+    let style = ParagraphStyle(tabStops: [TabStop(location: 100, alignment: .center)])
+    let page = try engine.page([.text(AttributedText("A\tcentred", paragraphStyle: style))])
+    let run = try #require(page.runs.first { $0.text == "centred" })
+    #expect(abs(run.origin.x + run.width / 2 - (setup.contentOriginX.points + 100)) < 1e-9)
+  }
+
+  @Test func tabsInARightToLeftParagraphCountFromTheRight() throws {
+    let style = ParagraphStyle(tabStops: [TabStop(location: 100, alignment: .left)])
+    let page = try engine.page([.text(AttributedText("المجموع\t٩٫٩٩", paragraphStyle: style))])
+    let right = setup.contentOriginX.points + setup.contentWidth.points
+    let word = try #require(page.runs.first { $0.text == "المجموع" })
+    let price = try #require(page.runs.first { $0.text == "٩٫٩٩" })
+    #expect(abs(word.origin.x + word.width - right) < 1e-9)
+    // A "left" stop in right-to-left text: the segment starts (its right edge) 100 pt from the right.
+    #expect(abs(price.origin.x + price.width - (right - 100)) < 1e-9)
+  }
+
+  @Test func baselineAlignedCellsShareTheirBaseline() throws {
+    let big = AttributedText("TOTAL", attributes: TextAttributes(font: FontDescriptor(size: 18)))
+    let small = AttributedText("EUR 10.20", attributes: TextAttributes(font: FontDescriptor(size: 8)))
+    let row = Row([Cell(.text(big), width: .weight(1)), Cell(.text(small))], verticalAlignment: .baseline)
+    let page = try engine.page([.row(row)])
+    let baselines = Set(page.runs.map { ($0.origin.y * 1e6).rounded() })
+    #expect(page.runs.count == 2)
+    #expect(baselines.count == 1)
+  }
+}
