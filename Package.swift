@@ -25,6 +25,7 @@ let package = Package(
     cLibrary("CCairo", pkgConfig: "cairo-ft", apt: ["libcairo2-dev"]),
     cLibrary("CCups", apt: ["libcups2-dev"]),
     cLibrary("CZint", apt: ["libzint-dev"]),
+    cLibrary("CPNG", pkgConfig: "libpng16", apt: ["libpng-dev"]),
 
     // The pipeline, one way: Markup → Model → Layout → Render → Print; Kit is the facade.
     .target(name: "ReceiptModel"),
@@ -33,7 +34,7 @@ let package = Package(
       name: "ReceiptLayout",
       dependencies: ["ReceiptModel", "CFreeType", "CHarfBuzz", "CICU", "CFontconfig", "CZint"]
     ),
-    .target(name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CCups"]),
+    .target(name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CCups", "CPNG"]),
     .target(name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptRender", "CCups"]),
     .target(
       name: "ReceiptKit",

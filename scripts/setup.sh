@@ -8,11 +8,11 @@ set -euo pipefail
 runtime=(
   pkg-config
   libfreetype-dev libharfbuzz-dev libicu-dev libfontconfig-dev libcairo2-dev
-  libcups2-dev libzint-dev
+  libcups2-dev libzint-dev libpng-dev
   fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji
 )
 testing=(
-  poppler-utils zbar-tools cups cups-ipp-utils avahi-daemon dbus pango1.0-tools
+  poppler-utils zbar-tools cups cups-ipp-utils avahi-daemon dbus pango1.0-tools netpbm
 )
 
 if ! command -v swift >/dev/null && [[ ! -x /opt/swift/usr/bin/swift ]]; then

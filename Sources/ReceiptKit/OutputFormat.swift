@@ -1,12 +1,37 @@
 /// A file format `receipt` renders to.
 public enum OutputFormat: String, Sendable, CaseIterable, CustomStringConvertible {
-  /// A PDF preview: one page per receipt, paper width × cut length.
+  /// A PDF preview: one page per receipt, paper width × cut length, text extractable.
   case pdf
+  /// A PNG per page at the printer resolution: 1-bit (or 8-bit gray).
+  case png
+  /// PWG raster (IPP Everywhere printers): `black_1` (or `sgray_8`).
+  case pwg
+  /// CUPS raster (driver queues).
+  case ras
+  /// ESC/POS commands for a raw thermal printer: raster bands, cuts, drawer kicks.
+  case escpos
 
   /// The format for a file name's extension, if known.
   public init?(fileExtension: String) {
-    self.init(rawValue: fileExtension.lowercased())
+    switch fileExtension.lowercased() {
+    case "bin", "prn": self = .escpos
+    default: self.init(rawValue: fileExtension.lowercased())
+    }
   }
 
+  /// Whether the format is printer dots (and so takes the 1-bit/gray choice).
+  public var isRaster: Bool { self != .pdf }
+
   public var description: String { rawValue }
+}
+
+/// Choices for raster output.
+public struct RenderOptions: Sendable {
+  /// 8-bit gray instead of 1-bit (PNG, PWG and CUPS raster; ESC/POS is always 1-bit).
+  public var gray: Bool
+
+  /// Creates options.
+  public init(gray: Bool = false) {
+    self.gray = gray
+  }
 }

@@ -45,18 +45,32 @@ public final class ReceiptEngine: Sendable {
 
   /// Lays out and renders a document to the bytes of a format, with the measurements of the
   /// pages that were rendered (one layout serves both).
-  public func render(_ document: ReceiptDocument, format: OutputFormat) throws -> RenderedReceipt {
+  public func render(_ document: ReceiptDocument, format: OutputFormat, options: RenderOptions = RenderOptions())
+    throws -> RenderedReceipt
+  {
+    if format == .escpos && options.gray {
+      throw ReceiptError(.data, "ESC/POS output is always 1-bit; leave out the gray option")
+    }
     let laidOut = try layout(document)
-    let data: Data
+    let parts: [Data]
     do {
+      let dpi = document.pageSetup.resolution.dpi
       switch format {
-      case .pdf: data = try PDFRenderer().render(laidOut)
+      case .pdf:
+        parts = [try PDFRenderer().render(laidOut)]
+      case .png:
+        parts = try RasterRenderer(gray: options.gray).render(laidOut).map { try PNGWriter().encode($0, dpi: dpi) }
+      case .pwg, .ras:
+        let pages = try RasterRenderer(gray: options.gray).render(laidOut)
+        parts = [try PWGRasterWriter(mode: format == .pwg ? .pwg : .cups).encode(pages, setup: document.pageSetup)]
+      case .escpos:
+        parts = [ESCPOSEncoder().encode(try RasterRenderer().render(laidOut), receipt: laidOut)]
       }
     } catch {
       throw ReceiptError(.render, "\(error)")
     }
     let pages = laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }
-    return RenderedReceipt(data: data, format: format, pages: pages)
+    return RenderedReceipt(parts: parts, format: format, pages: pages)
   }
 
   /// Per-page measurements of a document.
@@ -87,8 +101,9 @@ public final class ReceiptEngine: Sendable {
 
 /// A rendered receipt: the output bytes and the size of every page in them.
 public struct RenderedReceipt: Sendable {
-  /// The encoded output.
-  public var data: Data
+  /// The encoded output: one file for PDF, PWG, CUPS raster and ESC/POS (all pages inside),
+  /// one PNG per page.
+  public var parts: [Data]
   public var format: OutputFormat
   /// One entry per continuous page.
   public var pages: [PageMeasurement]

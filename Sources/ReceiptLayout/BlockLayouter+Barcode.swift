@@ -17,10 +17,19 @@ extension BlockLayouter {
     var height: Double
   }
 
+  /// The smallest module, in dots: one 203-dpi dot (0.125 mm) is below what scanners resolve.
+  static let minimumModuleDots = 2
+
   func encode(_ barcode: Barcode) throws -> BarcodeGeometry {
+    guard barcode.moduleDots >= Self.minimumModuleDots else {
+      throw LayoutError.barcode(
+        symbology: barcode.symbology.rawValue, data: barcode.data,
+        reason:
+          "a module of \(barcode.moduleDots) dot is too small to scan; use at least \(Self.minimumModuleDots) dots")
+    }
     let encoded = try BarcodeEncoder.encode(barcode)
     let dot = 72 / Double(setup.resolution.dpi)
-    let module = Double(max(1, barcode.moduleDots)) * dot
+    let module = Double(barcode.moduleDots) * dot
     let quiet = Double(encoded.quietZone) * module
     let linearHeight = (barcode.height.points / dot).rounded() * dot
     let rowHeights = encoded.rowHeights.map { $0 > 0 ? $0.rounded() * module : linearHeight }

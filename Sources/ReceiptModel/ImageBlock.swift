@@ -46,7 +46,7 @@ public enum Symbology: String, Hashable, Sendable, CaseIterable {
 public struct Barcode: Hashable, Sendable {
   public var symbology: Symbology
   public var data: String
-  /// Width of one module (narrowest bar or one QR cell) in printer dots.
+  /// Width of one module (narrowest bar or one QR cell) in printer dots; at least 2.
   public var moduleDots: Int
   /// Bar height for linear codes; ignored by 2D codes.
   public var height: Length

@@ -9,9 +9,12 @@ final class CairoPainter {
   private let fonts = CairoFonts()
   /// Draw without anti-aliasing (1-bit output).
   var antialias = true
+  /// The target is an alpha-only surface (A1/A8) where alpha is ink: white ink clears.
+  var alphaTarget = false
 
   /// Paints one page's items; the context's user space is points with (0, 0) at the page's top-left.
-  func paint(_ page: LaidOutPage, on cr: OpaquePointer) throws {
+  /// Items for which `skip` is true are left out (the raster renderer dithers those itself).
+  func paint(_ page: LaidOutPage, on cr: OpaquePointer, skip: (LaidOutItem) -> Bool = { _ in false }) throws {
     let options = cairo_font_options_create()
     defer { cairo_font_options_destroy(options) }
     cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
@@ -19,7 +22,7 @@ final class CairoPainter {
     cairo_font_options_set_antialias(options, antialias ? CAIRO_ANTIALIAS_GRAY : CAIRO_ANTIALIAS_NONE)
     cairo_set_font_options(cr, options)
     cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
-    for item in page.items {
+    for item in page.items where !skip(item) {
       switch item {
       case .rect(let fill):
         setInk(fill.ink, cr)
@@ -40,12 +43,17 @@ final class CairoPainter {
   }
 
   private func setInk(_ ink: Ink, _ cr: OpaquePointer) {
+    if alphaTarget {
+      cairo_set_operator(cr, ink == .black ? CAIRO_OPERATOR_OVER : CAIRO_OPERATOR_CLEAR)
+      cairo_set_source_rgb(cr, 0, 0, 0)
+      return
+    }
     let v: Double = ink == .black ? 0 : 1
     cairo_set_source_rgb(cr, v, v, v)
   }
 
   private func paint(_ code: PlacedBarcode, _ cr: OpaquePointer) {
-    cairo_set_source_rgb(cr, 0, 0, 0)
+    setInk(.black, cr)
     var y = code.rect.y
     for (r, row) in code.modules.enumerated() {
       let h = code.rowHeights[r]
@@ -65,12 +73,13 @@ final class CairoPainter {
   }
 
   /// Draws an image scaled into its rectangle (alpha composited over the paper).
-  private func paint(_ image: PlacedImage, _ cr: OpaquePointer) throws {
+  func paint(_ image: PlacedImage, _ cr: OpaquePointer) throws {
     let surface = try Self.decodePNG(image.data)
     defer { cairo_surface_destroy(surface) }
     let width = Double(cairo_image_surface_get_width(surface))
     let height = Double(cairo_image_surface_get_height(surface))
     cairo_save(cr)
+    cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
     cairo_translate(cr, image.rect.x, image.rect.y)
     cairo_scale(cr, image.rect.width / width, image.rect.height / height)
     cairo_set_source_surface(cr, surface, 0, 0)
@@ -99,7 +108,7 @@ final class CairoPainter {
   }
 
   /// Draws a glyph run with `cairo_show_text_glyphs`, so PDF viewers extract the source text.
-  private func draw(_ run: GlyphRun, _ cr: OpaquePointer) throws {
+  func draw(_ run: GlyphRun, _ cr: OpaquePointer) throws {
     cairo_set_font_face(cr, try fonts.face(for: run.font))
     var matrix = cairo_matrix_t()
     cairo_matrix_init_scale(&matrix, run.size * run.horizontalScale, run.size * run.verticalScale)
@@ -150,6 +159,9 @@ final class ByteReader {
   private let data: Data
   private var offset = 0
   init(_ data: Data) { self.data = data }
+
+  /// Bytes not read yet.
+  var remaining: Int { data.count - offset }
 
   /// Copies the next `count` bytes; false when fewer remain.
   func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {

@@ -5,7 +5,13 @@ import ReceiptKit
 struct Render: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Render a receipt to a file.",
-    discussion: "Example: receipt render note.txt -o note.pdf"
+    discussion: """
+      Examples:
+        receipt render note.txt -o note.pdf
+        receipt render note.txt -o note.png          (1-bit, 203 dpi; one PNG per page)
+        receipt render note.txt -o note.pwg --gray   (PWG raster sgray_8)
+        receipt render note.txt -o - --format escpos > /dev/usb/lp0
+      """
   )
 
   @Argument(help: "The input: a UTF-8 text file.")
@@ -20,6 +26,9 @@ struct Render: ParsableCommand {
   )
   var format: String?
 
+  @Flag(help: "8-bit gray instead of 1-bit for png, pwg and ras.")
+  var gray = false
+
   @OptionGroup var page: PageOptions
 
   func run() throws {
@@ -27,19 +36,36 @@ struct Render: ParsableCommand {
       let format = try outputFormat()
       let engine = try ReceiptEngine()
       let document = try page.document(input, engine: engine)
-      let rendered = try engine.render(document, format: format)
+      let rendered = try engine.render(document, format: format, options: RenderOptions(gray: gray))
       if output == "-" {
-        FileHandle.standardOutput.write(rendered.data)
+        guard rendered.parts.count == 1 else {
+          throw ReceiptError(.output, "\(rendered.parts.count) PNG pages cannot go to stdout; give a file name")
+        }
+        FileHandle.standardOutput.write(rendered.parts[0])
         return
       }
-      do {
-        try rendered.data.write(to: URL(fileURLWithPath: output), options: .atomic)
-      } catch {
-        throw ReceiptError(.output, "cannot write \(output): \(error.localizedDescription)")
+      let files = Self.fileNames(output, count: rendered.parts.count)
+      for (file, data) in zip(files, rendered.parts) {
+        do {
+          try data.write(to: URL(fileURLWithPath: file), options: .atomic)
+        } catch {
+          throw ReceiptError(.output, "cannot write \(file): \(error.localizedDescription)")
+        }
       }
       let pages = rendered.pages
       let lengths = pages.map { String(format: "%.1f mm", $0.cutLengthMillimetres) }.joined(separator: ", ")
-      print("wrote \(output) (\(format), \(pages.count) page\(pages.count == 1 ? "" : "s"): \(lengths))")
+      let written = files.joined(separator: ", ")
+      print("wrote \(written) (\(format), \(pages.count) page\(pages.count == 1 ? "" : "s"): \(lengths))")
+    }
+  }
+
+  /// `out.png` for one part; `out.png`, `out-2.png`, … for several.
+  static func fileNames(_ output: String, count: Int) -> [String] {
+    let url = URL(fileURLWithPath: output)
+    let ext = url.pathExtension
+    let base = url.deletingPathExtension().path
+    return (0..<count).map { i in
+      i == 0 ? output : "\(base)-\(i + 1)" + (ext.isEmpty ? "" : ".\(ext)")
     }
   }
 
@@ -53,7 +79,8 @@ struct Render: ParsableCommand {
     }
     let ext = URL(fileURLWithPath: output).pathExtension
     guard let parsed = OutputFormat(fileExtension: ext) else {
-      throw ValidationError("cannot tell the format of '\(output)': give --format or an extension such as .pdf")
+      throw ValidationError(
+        "cannot tell the format of '\(output)': give --format or an extension: .pdf .png .pwg .ras .escpos")
     }
     return parsed
   }

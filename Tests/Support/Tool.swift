@@ -62,3 +62,63 @@ public enum Tool {
     return bundle
   }
 }
+
+extension Tool {
+  /// A PNG decoded by netpbm's `pngtopnm` (an independent decoder): width, height, bits per pixel
+  /// and the raw PBM (1 = black, MSB-first) or PGM (0 = black) rows.
+  public static func decodePNG(_ png: URL) throws -> (width: Int, height: Int, bits: Int, data: [UInt8]) {
+    let bytes = [UInt8](try run("pngtopnm", [png.path]).output)
+    var tokens: [String] = []
+    var i = 0
+    let needed = bytes.starts(with: Array("P4".utf8)) ? 3 : 4
+    while tokens.count < needed {
+      while bytes[i] == 0x23 || (bytes[i] as UInt8).isWhitespaceByte {  // skip comments and space
+        if bytes[i] == 0x23 { while bytes[i] != 0x0A { i += 1 } }
+        i += 1
+      }
+      var token = ""
+      while !bytes[i].isWhitespaceByte {
+        token.append(Character(UnicodeScalar(bytes[i])))
+        i += 1
+      }
+      tokens.append(token)
+    }
+    i += 1  // the single whitespace before the raster
+    return (Int(tokens[1])!, Int(tokens[2])!, tokens[0] == "P4" ? 1 : 8, Array(bytes[i...]))
+  }
+}
+
+extension UInt8 {
+  fileprivate var isWhitespaceByte: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
+}
+
+extension Tool {
+  /// Decodes barcodes with zxing-cpp (PyPI) from 8-bit gray pixels (0 = black); returns
+  /// "FORMAT\ttext" lines.
+  public static func zxing(gray: [UInt8], width: Int, height: Int) throws -> [String] {
+    let script = """
+      import sys, numpy, zxingcpp
+      w, h = int(sys.argv[1]), int(sys.argv[2])
+      image = numpy.frombuffer(sys.stdin.buffer.read(), dtype=numpy.uint8).reshape(h, w)
+      for r in zxingcpp.read_barcodes(image):
+          print(r.format.name, r.text, sep='\\t')
+      """
+    let result = try run("python3", ["-c", script, String(width), String(height)], stdin: Data(gray))
+    return result.stdout.split(separator: "\n").map(String.init)
+  }
+
+  /// The texts zxing-cpp decodes from a PGM/PBM file written by poppler or netpbm.
+  public static func zxingTexts(pnm: (width: Int, height: Int, bits: Int, data: [UInt8])) throws -> [String] {
+    var gray = pnm.data
+    if pnm.bits == 1 {
+      let stride = (pnm.width + 7) / 8
+      gray = (0..<(pnm.width * pnm.height)).map { i in
+        let (y, x) = (i / pnm.width, i % pnm.width)
+        return pnm.data[y * stride + x / 8] & (0x80 >> UInt8(x % 8)) != 0 ? 0 : 255
+      }
+    }
+    return try zxing(gray: gray, width: pnm.width, height: pnm.height).map {
+      String($0.split(separator: "\t").last ?? "")
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import ReceiptModel
+
+/// Turns ESC/POS bytes back into what a printer would do with them: raster pages split at cuts,
+/// the cut kinds and drawer kicks. A faithful stand-in for a thermal printer in tests; unknown
+/// commands are errors, so nothing is silently ignored.
+public enum ESCPOSDecoder {
+  /// What the printer did.
+  public struct Result: Equatable, Sendable {
+    /// One image per cut-off piece of paper (and a last one if bytes follow the last cut).
+    public var pages: [RasterImage]
+    /// The cut after each page (nil if the page was not cut).
+    public var cuts: [CutKind?]
+    /// Drawer kicks with the page (0-based) during which they came.
+    public var drawerKicks: [(page: Int, pin: DrawerPin)]
+    public var initialized: Bool
+
+    public static func == (a: Result, b: Result) -> Bool {
+      a.pages == b.pages && a.cuts == b.cuts && a.initialized == b.initialized
+        && a.drawerKicks.map(\.page) == b.drawerKicks.map(\.page)
+        && a.drawerKicks.map(\.pin) == b.drawerKicks.map(\.pin)
+    }
+  }
+
+  /// A decoding error with the byte offset.
+  public struct DecodeError: Error, CustomStringConvertible {
+    public var offset: Int
+    public var message: String
+    public var description: String { "ESC/POS byte \(offset): \(message)" }
+  }
+
+  public static func decode(_ data: Data) throws -> Result {
+    let b = [UInt8](data)
+    var result = Result(pages: [], cuts: [], drawerKicks: [], initialized: false)
+    var width = 0
+    var rows: [UInt8] = []
+    var height = 0
+    func finishPage(cut: CutKind?) {
+      result.pages.append(RasterImage(width: width * 8, height: height, bitsPerPixel: 1, data: rows))
+      result.cuts.append(cut)
+      rows = []
+      height = 0
+    }
+    var i = 0
+    func need(_ n: Int) throws {
+      guard i + n <= b.count else { throw DecodeError(offset: i, message: "command truncated") }
+    }
+    while i < b.count {
+      switch (b[i], i + 1 < b.count ? b[i + 1] : 0) {
+      case (0x1B, 0x40):
+        result.initialized = true
+        i += 2
+      case (0x1D, 0x76):
+        try need(8)
+        guard b[i + 2] == 0x30, b[i + 3] == 0 else { throw DecodeError(offset: i, message: "unsupported GS v mode") }
+        let x = Int(b[i + 4]) | Int(b[i + 5]) << 8
+        let y = Int(b[i + 6]) | Int(b[i + 7]) << 8
+        guard height == 0 || x == width else { throw DecodeError(offset: i, message: "band width changed") }
+        width = x
+        try need(8 + x * y)
+        rows += b[(i + 8)..<(i + 8 + x * y)]
+        height += y
+        i += 8 + x * y
+      case (0x1B, 0x70):
+        try need(5)
+        result.drawerKicks.append((result.pages.count, b[i + 2] == 0 ? .pin2 : .pin5))
+        i += 5
+      case (0x1D, 0x56):
+        try need(4)
+        guard b[i + 2] == 65 || b[i + 2] == 66 else { throw DecodeError(offset: i, message: "unsupported GS V mode") }
+        finishPage(cut: b[i + 2] == 65 ? .full : .partial)
+        i += 4
+      default:
+        throw DecodeError(
+          offset: i, message: String(format: "unknown command 0x%02X 0x%02X", b[i], i + 1 < b.count ? b[i + 1] : 0))
+      }
+    }
+    if height > 0 { finishPage(cut: nil) }
+    return result
+  }
+}

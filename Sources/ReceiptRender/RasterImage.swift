@@ -1,0 +1,70 @@
+/// A page as printer dots: 1 bit per pixel (MSB-first, 1 = black: PWG `black_1`) or 8 bits per
+/// pixel (0 = black: PWG `sgray_8`). Rows are `bytesPerLine` bytes, no padding.
+public struct RasterImage: Hashable, Sendable {
+  public let width: Int
+  public let height: Int
+  /// 1 or 8.
+  public let bitsPerPixel: Int
+  public var data: [UInt8]
+
+  /// Creates a blank (white) image.
+  public init(width: Int, height: Int, bitsPerPixel: Int) {
+    precondition(bitsPerPixel == 1 || bitsPerPixel == 8)
+    self.width = width
+    self.height = height
+    self.bitsPerPixel = bitsPerPixel
+    let bytes = bitsPerPixel == 1 ? (width + 7) / 8 : width
+    data = [UInt8](repeating: bitsPerPixel == 1 ? 0 : 255, count: bytes * height)
+  }
+
+  /// Creates an image from rows in this layout.
+  public init(width: Int, height: Int, bitsPerPixel: Int, data: [UInt8]) {
+    precondition(data.count == (bitsPerPixel == 1 ? (width + 7) / 8 : width) * height)
+    self.width = width
+    self.height = height
+    self.bitsPerPixel = bitsPerPixel
+    self.data = data
+  }
+
+  /// Bytes per row.
+  public var bytesPerLine: Int { bitsPerPixel == 1 ? (width + 7) / 8 : width }
+
+  /// Whether a dot prints (black, or darker than mid-gray for 8-bit images).
+  public func isBlack(x: Int, y: Int) -> Bool {
+    if bitsPerPixel == 1 { return data[y * bytesPerLine + x >> 3] & (0x80 >> UInt8(x & 7)) != 0 }
+    return data[y * bytesPerLine + x] < 128
+  }
+
+  /// Marks a dot black (1-bit) or darkens it to `gray` (8-bit).
+  mutating func darken(x: Int, y: Int, gray: UInt8 = 0) {
+    guard x >= 0, y >= 0, x < width, y < height else { return }
+    if bitsPerPixel == 1 {
+      data[y * bytesPerLine + x >> 3] |= 0x80 >> UInt8(x & 7)
+    } else {
+      let i = y * bytesPerLine + x
+      data[i] = min(data[i], gray)
+    }
+  }
+
+  /// The columns `x ..< x + width` as a new image (used for the printable area of a page).
+  public func cropped(x: Int, width: Int) -> RasterImage {
+    var out = RasterImage(width: width, height: height, bitsPerPixel: bitsPerPixel)
+    for y in 0..<height {
+      for dx in 0..<width where x + dx >= 0 && x + dx < self.width && isBlack(x: x + dx, y: y) {
+        if bitsPerPixel == 1 {
+          out.darken(x: dx, y: y)
+        } else {
+          out.data[y * width + dx] = data[y * bytesPerLine + x + dx]
+        }
+      }
+    }
+    return out
+  }
+
+  /// The number of black dots.
+  public var blackCount: Int {
+    var n = 0
+    for y in 0..<height { for x in 0..<width where isBlack(x: x, y: y) { n += 1 } }
+    return n
+  }
+}

@@ -1,0 +1,61 @@
+internal import CCairo
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+
+extension RasterRenderer {
+  /// Draws an image or a color glyph run in gray on white at its dot position, dithers it (1-bit)
+  /// and darkens the page with it.
+  func composite(_ item: LaidOutItem, into page: inout RasterImage, scale: Double, painter: CairoPainter) throws {
+    let rect: Rect
+    let method: DitherMethod
+    switch item {
+    case .image(let image):
+      rect = image.rect
+      method = image.dither
+    case .glyphs(let run):
+      let above = run.size * run.verticalScale * 1.1
+      let below = run.size * run.verticalScale * 0.35
+      rect = Rect(x: run.origin.x, y: run.origin.y - above, width: run.width, height: above + below)
+      method = glyphDither
+    default:
+      return
+    }
+    let x0 = Int((rect.x * scale).rounded())
+    let y0 = Int((rect.y * scale).rounded())
+    let width = max(1, Int((rect.width * scale).rounded()))
+    let height = max(1, Int((rect.height * scale).rounded()))
+    let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))!
+    defer { cairo_surface_destroy(surface) }
+    let cr = cairo_create(surface)!
+    defer { cairo_destroy(cr) }
+    cairo_set_source_rgb(cr, 1, 1, 1)
+    cairo_paint(cr)
+    cairo_translate(cr, -Double(x0), -Double(y0))
+    cairo_scale(cr, scale, scale)
+    switch item {
+    case .image(let image): try painter.paint(image, cr)
+    case .glyphs(let run): try painter.draw(run, cr)
+    default: break
+    }
+    cairo_surface_flush(surface)
+    let stride = Int(cairo_image_surface_get_stride(surface))
+    let pixels = cairo_image_surface_get_data(surface)!
+    var gray = [UInt8](repeating: 255, count: width * height)
+    for y in 0..<height {
+      for x in 0..<width {
+        let p = pixels.advanced(by: y * stride + x * 4).withMemoryRebound(to: UInt32.self, capacity: 1) { $0.pointee }
+        let r = (p >> 16) & 0xFF
+        let g = (p >> 8) & 0xFF
+        let b = p & 0xFF
+        gray[y * width + x] = UInt8((299 * r + 587 * g + 114 * b) / 1000)
+      }
+    }
+    if page.bitsPerPixel == 8 {
+      for y in 0..<height { for x in 0..<width { page.darken(x: x0 + x, y: y0 + y, gray: gray[y * width + x]) } }
+      return
+    }
+    let black = Dither.apply(method, gray: gray, width: width, height: height)
+    for y in 0..<height { for x in 0..<width where black[y * width + x] { page.darken(x: x0 + x, y: y0 + y) } }
+  }
+}

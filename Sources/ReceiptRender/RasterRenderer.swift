@@ -1,0 +1,109 @@
+internal import CCairo
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+
+/// Renders laid-out pages to printer dots at the page setup's resolution: the full paper width by
+/// the cut length. 1-bit output is drawn without anti-aliasing (barcodes land on whole dots);
+/// logos and color emoji are drawn in gray and dithered. 8-bit output keeps anti-aliased gray.
+public struct RasterRenderer: Sendable {
+  /// 8-bit gray instead of 1-bit.
+  public var gray: Bool
+  /// How color glyphs (emoji) become dots; images use their own method.
+  public var glyphDither: DitherMethod
+
+  /// Creates a renderer.
+  public init(gray: Bool = false, glyphDither: DitherMethod = .floydSteinberg) {
+    self.gray = gray
+    self.glyphDither = glyphDither
+  }
+
+  /// Width and height in dots of a page: floor(paper width in 1/100 mm × dpi / 2540) by
+  /// ceil(cut length × dpi / 72), the sizes libcups computes for the same media.
+  public static func size(of page: LaidOutPage, setup: PageSetup) -> (width: Int, height: Int) {
+    let dpi = setup.resolution.dpi
+    let hundredths = Int((setup.paper.width.millimetres * 100).rounded())
+    let height = Int((page.cutLength * Double(dpi) / 72 - 1e-9).rounded(.up))
+    return (hundredths * dpi / 2540, height)
+  }
+
+  /// The printable columns of a page raster: the centred printable width in whole dots
+  /// (576 on 80 mm and 384 on 58 mm at 203 dpi).
+  public static func printableColumns(pageWidth: Int, setup: PageSetup) -> Range<Int> {
+    let dots = Int((setup.paper.printableWidth.dots(at: setup.resolution) - 1e-9).rounded(.up))
+    let width = min(dots, pageWidth)
+    let start = (pageWidth - width) / 2
+    return start..<(start + width)
+  }
+
+  /// Renders every page.
+  public func render(_ receipt: LaidOutReceipt) throws -> [RasterImage] {
+    let painter = CairoPainter()
+    painter.antialias = gray
+    painter.alphaTarget = true
+    return try receipt.pages.map { try render($0, setup: receipt.pageSetup, painter: painter) }
+  }
+
+  private func render(_ page: LaidOutPage, setup: PageSetup, painter: CairoPainter) throws -> RasterImage {
+    let (width, height) = Self.size(of: page, setup: setup)
+    let scale = Double(setup.resolution.dpi) / 72
+    let surface = cairo_image_surface_create(gray ? CAIRO_FORMAT_A8 : CAIRO_FORMAT_A1, Int32(width), Int32(height))!
+    defer { cairo_surface_destroy(surface) }
+    let cr = cairo_create(surface)!
+    defer { cairo_destroy(cr) }
+    cairo_scale(cr, scale, scale)
+    try painter.paint(page, on: cr, skip: Self.isDithered)
+    cairo_surface_flush(surface)
+    let status = cairo_surface_status(surface)
+    guard status == CAIRO_STATUS_SUCCESS else {
+      throw RenderError.cairo(String(cString: cairo_status_to_string(status)))
+    }
+    var image = Self.image(from: surface, width: width, height: height, gray: gray)
+    for item in page.items where Self.isDithered(item) {
+      try composite(item, into: &image, scale: scale, painter: painter)
+    }
+    return image
+  }
+
+  /// Images and color glyph runs are drawn in gray and dithered, not painted as alpha.
+  static func isDithered(_ item: LaidOutItem) -> Bool {
+    switch item {
+    case .image: return true
+    case .glyphs(let run): return run.font.isColor
+    case .rect, .barcode: return false
+    }
+  }
+
+  /// Copies an A1 (LSB-first, 4-byte padded rows) or A8 surface into the canonical layout.
+  private static func image(from surface: OpaquePointer, width: Int, height: Int, gray: Bool) -> RasterImage {
+    let stride = Int(cairo_image_surface_get_stride(surface))
+    let source = cairo_image_surface_get_data(surface)!
+    var image = RasterImage(width: width, height: height, bitsPerPixel: gray ? 8 : 1)
+    let bytes = image.bytesPerLine
+    image.data.withUnsafeMutableBufferPointer { out in
+      if gray {
+        for y in 0..<height {
+          for x in 0..<width { out[y * bytes + x] = 255 - source[y * stride + x] }
+        }
+      } else {
+        let lastMask: UInt8 = width % 8 == 0 ? 0xFF : ~(0xFF >> UInt8(width % 8))
+        for y in 0..<height {
+          for j in 0..<bytes { out[y * bytes + j] = reversedBits[Int(source[y * stride + j])] }
+          out[y * bytes + bytes - 1] &= lastMask
+        }
+      }
+    }
+    return image
+  }
+
+  /// Bit order reversal: cairo's A1 is LSB-first on little-endian machines, PWG is MSB-first.
+  static let reversedBits: [UInt8] = (0..<256).map { value in
+    var v = UInt8(value)
+    var r: UInt8 = 0
+    for _ in 0..<8 {
+      r = r << 1 | v & 1
+      v >>= 1
+    }
+    return r
+  }
+}

@@ -1,0 +1,70 @@
+internal import CCups
+import Foundation
+
+/// Reads PWG or CUPS raster back with libcups' raster reader (`cupsRasterReadHeader2` and
+/// `cupsRasterReadPixels`): what a printer or filter would see. Used to verify our output.
+public enum RasterStreamReader {
+  /// The page header fields receipt cares about.
+  public struct Header: Equatable, Sendable {
+    public var width: Int
+    public var height: Int
+    public var bitsPerPixel: Int
+    public var bytesPerLine: Int
+    /// Dots per inch, horizontal and vertical.
+    public var resolution: (x: Int, y: Int)
+    /// PageSize in points (width, length).
+    public var pageSize: (width: Int, length: Int)
+    /// PWG TotalPageCount (cupsInteger[0]).
+    public var totalPageCount: Int
+    /// cups_cspace_t value: 3 = K (1 = black), 18 = sW (0 = black).
+    public var colorSpace: Int
+
+    public static func == (a: Header, b: Header) -> Bool {
+      a.width == b.width && a.height == b.height && a.bitsPerPixel == b.bitsPerPixel
+        && a.bytesPerLine == b.bytesPerLine && a.resolution == b.resolution && a.pageSize == b.pageSize
+        && a.totalPageCount == b.totalPageCount && a.colorSpace == b.colorSpace
+    }
+  }
+
+  /// Reads every page of a raster stream.
+  public static func read(_ data: Data) throws -> [(header: Header, image: RasterImage)] {
+    let source = ByteReader(data)
+    guard
+      let raster = cupsRasterOpenIO(
+        { context, buffer, length in
+          let reader = Unmanaged<ByteReader>.fromOpaque(context!).takeUnretainedValue()
+          return reader.readAvailable(into: buffer!, count: length)
+        }, Unmanaged.passUnretained(source).toOpaque(), CUPS_RASTER_READ)
+    else { throw RenderError.output("libcups cannot open the raster stream") }
+    defer { cupsRasterClose(raster) }
+    var pages: [(Header, RasterImage)] = []
+    var h = cups_page_header2_t()
+    while cupsRasterReadHeader2(raster, &h) != 0 {
+      let header = Header(
+        width: Int(h.cupsWidth), height: Int(h.cupsHeight), bitsPerPixel: Int(h.cupsBitsPerPixel),
+        bytesPerLine: Int(h.cupsBytesPerLine), resolution: (Int(h.HWResolution.0), Int(h.HWResolution.1)),
+        pageSize: (Int(h.PageSize.0), Int(h.PageSize.1)), totalPageCount: Int(h.cupsInteger.0),
+        colorSpace: Int(h.cupsColorSpace.rawValue))
+      var bytes = [UInt8](repeating: 0, count: header.bytesPerLine * header.height)
+      let read = bytes.withUnsafeMutableBufferPointer { cupsRasterReadPixels(raster, $0.baseAddress, UInt32($0.count)) }
+      guard read == UInt32(bytes.count), header.bitsPerPixel == 1 || header.bitsPerPixel == 8 else {
+        throw RenderError.output("raster page is truncated or not 1/8-bit gray")
+      }
+      pages.append(
+        (
+          header,
+          RasterImage(width: header.width, height: header.height, bitsPerPixel: header.bitsPerPixel, data: bytes)
+        ))
+    }
+    return pages
+  }
+}
+
+extension ByteReader {
+  /// Copies up to `count` bytes; returns how many (0 at the end).
+  func readAvailable(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+    let n = min(count, remaining)
+    if n > 0 { _ = read(into: buffer, count: n) }
+    return n
+  }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+import ReceiptRender
+import ReceiptTestSupport
+import Testing
+
+/// PNG, PWG raster, CUPS raster and ESC/POS of one receipt are the same dots, checked with
+/// netpbm (PNG) and libcups' raster reader (PWG/CUPS), and the ESC/POS decoder.
+@Suite struct RasterTests {
+  let engine = try! ReceiptLayoutEngine()
+
+  /// Two pages: text with inverse and underline, a rule, a QR code and a Code 128; a drawer kick.
+  func receipt(setup: PageSetup = PageSetup()) throws -> LaidOutReceipt {
+    var title = AttributedText("CORNER CAFÉ ", attributes: TextAttributes(font: FontDescriptor.receiptDefault.bold))
+    title.append("PAID", TextAttributes(inverse: true))
+    let style = ParagraphStyle(tabStops: [TabStop(location: -0.001, alignment: .right, leader: ".")])
+    return try engine.layout(
+      ReceiptDocument(
+        pageSetup: setup,
+        blocks: [
+          .text(title), .rule(Rule()),
+          .text(AttributedText("2 × Cappuccino\t7.00\nTotal\t10.20", paragraphStyle: style)),
+          .barcode(Barcode(.qr, data: "https://example.com/r/1042", moduleDots: 3)), .drawerKick(.pin2), .cut(.full),
+          .text(AttributedText("Merchant copy", attributes: TextAttributes(underline: true))),
+          .barcode(Barcode(.code128, data: "RCPT-1042")),
+        ]))
+  }
+
+  @Test func pngPwgCupsRasterAndEscposAreTheSameDots() throws {
+    let laidOut = try receipt()
+    let pages = try RasterRenderer().render(laidOut)
+    #expect(pages.count == 2)
+    let dir = try Tool.temporaryDirectory()
+    for (i, page) in pages.enumerated() {
+      // Size: full paper width, cut length in dots.
+      #expect(page.width == 8000 * 203 / 2540)
+      #expect(page.height == Int((laidOut.pages[i].cutLength * 203 / 72).rounded(.up)))
+      let url = dir.appendingPathComponent("p\(i).png")
+      try PNGWriter().encode(page, dpi: 203).write(to: url)
+      let png = try Tool.decodePNG(url)
+      #expect(png.width == page.width && png.height == page.height && png.bits == 1)
+      #expect(png.data == page.data, "PNG page \(i) differs from the raster")
+      #expect(page.blackCount > 1000)
+    }
+    for mode in [PWGRasterWriter.Mode.pwg, .cups] {
+      let stream = try PWGRasterWriter(mode: mode).encode(pages, setup: laidOut.pageSetup)
+      let read = try RasterStreamReader.read(stream)
+      #expect(read.map(\.image) == pages, "\(mode) raster differs")
+    }
+    let escpos = try ESCPOSDecoder.decode(ESCPOSEncoder().encode(pages, receipt: laidOut))
+    let columns = RasterRenderer.printableColumns(pageWidth: pages[0].width, setup: laidOut.pageSetup)
+    #expect(columns.count == 576)
+    #expect(escpos.initialized)
+    #expect(escpos.pages == pages.map { $0.cropped(x: columns.lowerBound, width: columns.count) })
+    #expect(escpos.cuts == [.full, .partial])
+    #expect(escpos.drawerKicks.map(\.page) == [0] && escpos.drawerKicks.map(\.pin) == [.pin2])
+    // Nothing is drawn outside the printable columns, so ESC/POS loses no dot.
+    #expect(escpos.pages.map(\.blackCount) == pages.map(\.blackCount))
+  }
+
+  @Test func pwgHeaderMatchesTheCutLength() throws {
+    let laidOut = try receipt()
+    let pages = try RasterRenderer().render(laidOut)
+    let read = try RasterStreamReader.read(try PWGRasterWriter().encode(pages, setup: laidOut.pageSetup))
+    #expect(read.count == 2)
+    for (i, (header, _)) in read.enumerated() {
+      #expect(header.resolution == (203, 203))
+      #expect(header.bitsPerPixel == 1 && header.colorSpace == 3)  // black_1: CUPS_CSPACE_K
+      #expect(header.width == 639 && header.height == pages[i].height)
+      #expect(header.totalPageCount == 2)
+      // PageSize is the media in points: 80 mm wide, the media length libcups derives.
+      let mediaLength = Double(PWGRasterWriter.mediaLength(dots: pages[i].height, dpi: 203)) / 2540 * 72
+      #expect(abs(Double(header.pageSize.width) - 226.77) < 1, "\(header.pageSize)")
+      #expect(abs(Double(header.pageSize.length) - mediaLength) <= 1)
+      #expect(abs(Double(header.pageSize.length) - laidOut.pages[i].cutLength) <= 1)
+    }
+  }
+
+  @Test func grayPngAndSgray8PwgAreTheSame() throws {
+    let laidOut = try receipt()
+    let pages = try RasterRenderer(gray: true).render(laidOut)
+    let url = try Tool.temporaryDirectory().appendingPathComponent("g.png")
+    try PNGWriter().encode(pages[0], dpi: 203).write(to: url)
+    let png = try Tool.decodePNG(url)
+    #expect(png.bits == 8 && png.data == pages[0].data)
+    let read = try RasterStreamReader.read(try PWGRasterWriter().encode(pages, setup: laidOut.pageSetup))
+    #expect(read[0].header.colorSpace == 18 && read[0].header.bitsPerPixel == 8)  // sgray_8: CUPS_CSPACE_SW
+    #expect(read.map(\.image) == pages)
+    // Anti-aliased: there are intermediate grays, unlike the 1-bit page.
+    #expect(pages[0].data.contains { $0 > 20 && $0 < 235 })
+  }
+
+  @Test func oneBitPagesHaveNoAntialiasingAndBarcodesOnWholeDots() throws {
+    let laidOut = try receipt()
+    let page = try RasterRenderer().render(laidOut)[0]
+    let code = try #require(laidOut.pages[0].barcodes.first)
+    // Every module is a solid 3×3-dot square: the dots under a module centre match the matrix.
+    let dot = 72.0 / 203
+    let left = Int((code.rect.x / dot).rounded())
+    let top = Int((code.rect.y / dot).rounded())
+    for (r, row) in code.modules.enumerated() {
+      for (c, dark) in row.enumerated() {
+        for dy in 0..<3 {
+          for dx in 0..<3 { #expect(page.isBlack(x: left + 3 * c + dx, y: top + 3 * r + dy) == dark) }
+        }
+      }
+    }
+  }
+}
+
+/// zbar reads every symbology it supports from the 1-bit 203-dpi PNG on 58 mm paper, at the
+/// smallest module the layout allows (2 dots).
+@Suite struct RasterBarcodeTests {
+  @Test(
+    arguments: [
+      (Symbology.qr, "https://example.com/r/1042"), (.ean13, "4006381333931"), (.ean8, "96385074"),
+      (.upca, "036000291452"), (.code128, "RCPT-1042"), (.code39, "ORDER42"), (.itf, "12345670"),
+    ])
+  func zbarDecodesThePNG(symbology: Symbology, data: String) throws {
+    let setup = PageSetup(paper: .mm58)
+    let doc = ReceiptDocument(pageSetup: setup, blocks: [.barcode(Barcode(symbology, data: data, moduleDots: 2))])
+    let laidOut = try ReceiptLayoutEngine().layout(doc)
+    let page = try RasterRenderer().render(laidOut)[0]
+    #expect(page.width == 5800 * 203 / 2540)
+    let url = try Tool.temporaryDirectory().appendingPathComponent("b.png")
+    try PNGWriter().encode(page, dpi: 203).write(to: url)
+    let result = try Tool.run("zbarimg", ["--quiet", "--raw", "-Sean8.enable", url.path])
+    let decoded = result.stdout.split(separator: "\n").map(String.init)
+    let expected = symbology == .upca ? ["0" + data, data] : [data]
+    #expect(decoded.contains { expected.contains($0) }, "zbar read \(decoded)")
+  }
+
+  /// PDF417, DataMatrix and Aztec from the same 203-dpi PNG, read by zxing-cpp via netpbm.
+  @Test(arguments: [(Symbology.pdf417, "RCPT 1042 10.20"), (.datamatrix, "RCPT-1042"), (.aztec, "RCPT-1042")])
+  func zxingDecodesThePNG(symbology: Symbology, data: String) throws {
+    let doc = ReceiptDocument(pageSetup: PageSetup(paper: .mm58), blocks: [.barcode(Barcode(symbology, data: data))])
+    let page = try RasterRenderer().render(try ReceiptLayoutEngine().layout(doc))[0]
+    let url = try Tool.temporaryDirectory().appendingPathComponent("z.png")
+    try PNGWriter().encode(page, dpi: 203).write(to: url)
+    #expect(try Tool.zxingTexts(pnm: Tool.decodePNG(url)).contains(data))
+  }
+
+  @Test func oneDotModulesAreRefused() {
+    #expect(throws: LayoutError.self) {
+      try ReceiptLayoutEngine().layout(ReceiptDocument(blocks: [.barcode(Barcode(.qr, data: "x", moduleDots: 1))]))
+    }
+  }
+}
