@@ -90,6 +90,14 @@ import Testing
 }
 
 extension LaidOutPage {
+  /// The glyph runs of the page.
+  var runs: [GlyphRun] {
+    items.compactMap {
+      if case .glyphs(let run) = $0 { return run }
+      return nil
+    }
+  }
+
   /// The barcodes placed on the page.
   var barcodes: [PlacedBarcode] {
     items.compactMap {
