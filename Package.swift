@@ -46,7 +46,7 @@ let package = Package(
       dependencies: ["ReceiptKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
 
-    .executableTarget(name: "receipt-bench", dependencies: ["ReceiptLayout", "ReceiptModel"]),
+    .executableTarget(name: "receipt-bench", dependencies: ["ReceiptLayout", "ReceiptModel", "ReceiptRender"]),
     .target(name: "ReceiptTestSupport", path: "Tests/Support"),
     .testTarget(name: "ReceiptModelTests", dependencies: ["ReceiptModel"]),
     .testTarget(name: "ReceiptLayoutTests", dependencies: ["ReceiptTestSupport", "ReceiptLayout", "ReceiptModel"]),

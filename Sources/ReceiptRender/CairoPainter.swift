@@ -7,10 +7,16 @@ import ReceiptModel
 /// layout. Shared by the PDF and raster renderers.
 final class CairoPainter {
   private let fonts = CairoFonts()
-  /// Draw without anti-aliasing (1-bit output).
+  /// Fill shapes (rules, barcodes) with anti-aliasing; off for 1-bit output.
   var antialias = true
+  /// Rasterize glyphs with gray coverage. 1-bit output keeps it on and cuts the coverage at 50%:
+  /// pixman composites 8-bit glyph masks on a fast path, 1-bit masks on a slow general one.
+  var textAntialias = true
   /// The target is an alpha-only surface (A1/A8) where alpha is ink: white ink clears.
   var alphaTarget = false
+  /// Draw text with its cluster map (`cairo_show_text_glyphs`) so it can be extracted: only
+  /// documents (PDF) need it; rasters draw glyphs alone.
+  var extractableText = true
 
   /// Paints one page's items; the context's user space is points with (0, 0) at the page's top-left.
   /// Items for which `skip` is true are left out (the raster renderer dithers those itself).
@@ -19,7 +25,7 @@ final class CairoPainter {
     defer { cairo_font_options_destroy(options) }
     cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
     cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
-    cairo_font_options_set_antialias(options, antialias ? CAIRO_ANTIALIAS_GRAY : CAIRO_ANTIALIAS_NONE)
+    cairo_font_options_set_antialias(options, textAntialias ? CAIRO_ANTIALIAS_GRAY : CAIRO_ANTIALIAS_NONE)
     cairo_set_font_options(cr, options)
     cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
     for item in page.items where !skip(item) {
@@ -44,7 +50,9 @@ final class CairoPainter {
 
   private func setInk(_ ink: Ink, _ cr: OpaquePointer) {
     if alphaTarget {
-      cairo_set_operator(cr, ink == .black ? CAIRO_OPERATOR_OVER : CAIRO_OPERATOR_CLEAR)
+      // On alpha-only surfaces opaque ink OVER equals a saturating ADD, which pixman composites
+      // on a fast path (OVER with A8 masks on A8 takes its slow general path).
+      cairo_set_operator(cr, ink == .black ? CAIRO_OPERATOR_ADD : CAIRO_OPERATOR_CLEAR)
       cairo_set_source_rgb(cr, 0, 0, 0)
       return
     }
@@ -117,6 +125,10 @@ final class CairoPainter {
     var glyphs = run.glyphs.map {
       cairo_glyph_t(index: UInt($0.id), x: run.origin.x + $0.x, y: run.origin.y + $0.y)
     }
+    guard extractableText else {
+      cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
+      return
+    }
     let utf8 = Array(run.text.utf8)
     let (clusters, backward) = Self.clusters(of: run, utf8Count: utf8.count)
     var cairoClusters = clusters.map { cairo_text_cluster_t(num_bytes: Int32($0.bytes), num_glyphs: Int32($0.glyphs)) }
@@ -133,9 +145,18 @@ final class CairoPainter {
   /// right-to-left run are mapped from the end (cairo's BACKWARD flag).
   static func clusters(of run: GlyphRun, utf8Count: Int) -> ([(bytes: Int, glyphs: Int)], Bool) {
     let glyphClusters = run.rightToLeft ? run.glyphs.reversed().map(\.cluster) : run.glyphs.map(\.cluster)
-    let utf16 = Array(run.text.utf16)
+    // UTF-8 offset of every UTF-16 offset of the text.
+    var utf8At = [Int](repeating: 0, count: 1)
+    utf8At.reserveCapacity(run.text.utf16.count + 1)
+    for scalar in run.text.unicodeScalars {
+      let start = utf8At[utf8At.count - 1]
+      let bytes = UTF8.width(scalar)
+      if UTF16.width(scalar) == 2 { utf8At.append(start) }  // inside a surrogate pair
+      utf8At.append(start + bytes)
+    }
+    let utf16Count = utf8At.count - 1
     let monotone = zip(glyphClusters, glyphClusters.dropFirst()).allSatisfy { $0 <= $1 }
-    guard monotone, let first = glyphClusters.first, first >= 0, (glyphClusters.last ?? 0) <= utf16.count else {
+    guard monotone, let first = glyphClusters.first, first >= 0, (glyphClusters.last ?? 0) <= utf16Count else {
       return ([(utf8Count, run.glyphs.count)], false)
     }
     // Groups of equal cluster values; each group owns the text up to the next group's cluster.
@@ -146,9 +167,8 @@ final class CairoPainter {
     groups[0].start = 0
     var result: [(Int, Int)] = []
     for (i, group) in groups.enumerated() {
-      let end = i + 1 < groups.count ? groups[i + 1].start : utf16.count
-      let bytes = String(decoding: utf16[group.start..<end], as: UTF16.self).utf8.count
-      result.append((bytes, group.glyphs))
+      let end = i + 1 < groups.count ? groups[i + 1].start : utf16Count
+      result.append((utf8At[end] - utf8At[group.start], group.glyphs))
     }
     return (result, run.rightToLeft)
   }

@@ -33,6 +33,9 @@ extension RasterRenderer {
     cairo_paint(cr)
     cairo_translate(cr, -Double(x0), -Double(y0))
     cairo_scale(cr, scale, scale)
+    // The scratch surface is RGB: paint with normal compositing, not alpha-target ink.
+    painter.alphaTarget = false
+    defer { painter.alphaTarget = true }
     switch item {
     case .image(let image): try painter.paint(image, cr)
     case .glyphs(let run): try painter.draw(run, cr)

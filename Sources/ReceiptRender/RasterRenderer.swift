@@ -41,13 +41,16 @@ public struct RasterRenderer: Sendable {
     let painter = CairoPainter()
     painter.antialias = gray
     painter.alphaTarget = true
+    painter.extractableText = false
     return try receipt.pages.map { try render($0, setup: receipt.pageSetup, painter: painter) }
   }
 
   private func render(_ page: LaidOutPage, setup: PageSetup, painter: CairoPainter) throws -> RasterImage {
     let (width, height) = Self.size(of: page, setup: setup)
     let scale = Double(setup.resolution.dpi) / 72
-    let surface = cairo_image_surface_create(gray ? CAIRO_FORMAT_A8 : CAIRO_FORMAT_A1, Int32(width), Int32(height))!
+    // A8 even for 1-bit pages: pixman's A8 path is fast, its A1 path clears large buffers per
+    // operation; without anti-aliasing the coverage is exactly 0 or 255.
+    let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, Int32(width), Int32(height))!
     defer { cairo_surface_destroy(surface) }
     let cr = cairo_create(surface)!
     defer { cairo_destroy(cr) }
@@ -74,7 +77,8 @@ public struct RasterRenderer: Sendable {
     }
   }
 
-  /// Copies an A1 (LSB-first, 4-byte padded rows) or A8 surface into the canonical layout.
+  /// Copies an A8 surface (alpha = ink) into the canonical layout: gray 0 = black, or 1 bit per
+  /// dot, MSB-first, packing eight alpha bytes at a time.
   private static func image(from surface: OpaquePointer, width: Int, height: Int, gray: Bool) -> RasterImage {
     let stride = Int(cairo_image_surface_get_stride(surface))
     let source = cairo_image_surface_get_data(surface)!
@@ -85,18 +89,28 @@ public struct RasterRenderer: Sendable {
         for y in 0..<height {
           for x in 0..<width { out[y * bytes + x] = 255 - source[y * stride + x] }
         }
-      } else {
-        let lastMask: UInt8 = width % 8 == 0 ? 0xFF : ~(0xFF >> UInt8(width % 8))
-        for y in 0..<height {
-          for j in 0..<bytes { out[y * bytes + j] = reversedBits[Int(source[y * stride + j])] }
-          out[y * bytes + bytes - 1] &= lastMask
+        return
+      }
+      let whole = width / 8
+      for y in 0..<height {
+        let row = source + y * stride
+        for j in 0..<whole {
+          // Bit 7 of each of 8 bytes (little-endian load: pixel 0 is the lowest byte) gathered
+          // into one byte with pixel 0 in the most significant bit.
+          let v = UnsafeRawPointer(row + 8 * j).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080
+          out[y * bytes + j] = reversedBits[Int((v &* 0x0002_0408_1020_4081) >> 56)]
+        }
+        if whole < bytes {
+          var last: UInt8 = 0
+          for x in (8 * whole)..<width where row[x] >= 128 { last |= 0x80 >> UInt8(x & 7) }
+          out[y * bytes + whole] = last
         }
       }
     }
     return image
   }
 
-  /// Bit order reversal: cairo's A1 is LSB-first on little-endian machines, PWG is MSB-first.
+  /// Bit order reversal of a byte.
   static let reversedBits: [UInt8] = (0..<256).map { value in
     var v = UInt8(value)
     var r: UInt8 = 0

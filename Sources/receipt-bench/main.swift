@@ -3,6 +3,7 @@
 import Foundation
 import ReceiptLayout
 import ReceiptModel
+import ReceiptRender
 
 let engine = try ReceiptLayoutEngine()
 let words = "coffee latte bagel muffin tea juice water scone toast bowl salad wrap soup cake cookie pie".split(
@@ -58,6 +59,27 @@ for (i, text) in lines.enumerated() {
 let grid = ReceiptDocument(blocks: [.column(Column(rows, grid: true))])
 let perGrid = try median(runs: 200) { _ = try engine.layout(grid) }
 
+// Renderers on one 40-line receipt with a QR code and a Code 128 (layout included where named).
+var withCodes = lines.map { Block.text(AttributedText($0)) }
+withCodes += [.barcode(Barcode(.qr, data: "https://example.com/r/1042", moduleDots: 3)), .barcode(Barcode(.code128, data: "RCPT-1042"))]
+let codeReceipt = ReceiptDocument(blocks: withCodes)
+let laidOut = try engine.layout(codeReceipt)
+let layoutOnly = try median(runs: 200) { _ = try engine.layout(codeReceipt) }
+let raster = try median(runs: 200) { _ = try RasterRenderer().render(laidOut) }
+if CommandLine.arguments.dropFirst().first == "raster" {  // for profilers: the raster step only
+  print(String(format: "raster: %.0f µs", raster * 1e6))
+  exit(0)
+}
+let pages = try RasterRenderer().render(laidOut)
+let layoutPWG = try median(runs: 200) {
+  let l = try engine.layout(codeReceipt)
+  _ = try PWGRasterWriter().encode(try RasterRenderer().render(l), setup: l.pageSetup)
+}
+let pwgOnly = try median(runs: 200) { _ = try PWGRasterWriter().encode(pages, setup: laidOut.pageSetup) }
+let pngOnly = try median(runs: 100) { _ = try PNGWriter().encode(pages[0], dpi: 203) }
+let escposOnly = try median(runs: 200) { _ = ESCPOSEncoder().encode(pages, receipt: laidOut) }
+let pdf = try median(runs: 100) { _ = try PDFRenderer().render(laidOut) }
+
 let pangoPerLine = 31.0  // µs, Pango layout of a 40-char line, C -O2 on this VM class (shared/NOTES.md)
 print("receipt layout benchmark (release, warm, median)")
 print(
@@ -70,3 +92,11 @@ print(
     perLine / shapingOnly))
 print(String(format: "  40-line text receipt:      %8.2f µs   (%.2f µs/line)", perReceipt * 1e6, perReceipt * 1e6 / 40))
 print(String(format: "  40-row grid item receipt:  %8.2f µs", perGrid * 1e6))
+print("renderers, 40-line receipt + QR + Code 128 (\(pages[0].width)×\(pages[0].height) dots)")
+print(String(format: "  layout:                    %8.0f µs", layoutOnly * 1e6))
+print(String(format: "  raster 1-bit (cairo):      %8.0f µs", raster * 1e6))
+print(String(format: "  + PWG encode (libcups):    %8.0f µs", pwgOnly * 1e6))
+print(String(format: "  + PNG encode (libpng):     %8.0f µs", pngOnly * 1e6))
+print(String(format: "  + ESC/POS encode:          %8.0f µs", escposOnly * 1e6))
+print(String(format: "  PDF (cairo):               %8.0f µs", pdf * 1e6))
+print(String(format: "  layout + PWG raster:       %8.0f µs   (target ≤ 2000 µs)", layoutPWG * 1e6))
