@@ -66,12 +66,12 @@ public struct PWGRasterWriter: Sendable {
       guard cupsRasterWriteHeader2(raster, &header) != 0 else {
         throw RenderError.output("libcups cannot write a header")
       }
-      var data = page.data
-      let written = data.withUnsafeMutableBufferPointer {
-        cupsRasterWritePixels(raster, $0.baseAddress, UInt32($0.count))
+      // libcups takes a non-const pointer but only reads the pixels: no copy of the page.
+      let written = page.data.withUnsafeBufferPointer {
+        cupsRasterWritePixels(raster, UnsafeMutablePointer(mutating: $0.baseAddress), UInt32($0.count))
       }
-      guard written == UInt32(data.count) else {
-        throw RenderError.output("libcups wrote \(written) of \(data.count) bytes")
+      guard written == UInt32(page.data.count) else {
+        throw RenderError.output("libcups wrote \(written) of \(page.data.count) bytes")
       }
     }
   }

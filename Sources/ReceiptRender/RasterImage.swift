@@ -48,15 +48,26 @@ public struct RasterImage: Hashable, Sendable {
 
   /// The columns `x ..< x + width` as a new image (used for the printable area of a page).
   public func cropped(x: Int, width: Int) -> RasterImage {
+    precondition(x >= 0 && x + width <= self.width, "crop outside the image")
     var out = RasterImage(width: width, height: height, bitsPerPixel: bitsPerPixel)
-    for y in 0..<height {
-      for dx in 0..<width where x + dx >= 0 && x + dx < self.width && isBlack(x: x + dx, y: y) {
-        if bitsPerPixel == 1 {
-          out.darken(x: dx, y: y)
-        } else {
-          out.data[y * width + dx] = data[y * bytesPerLine + x + dx]
-        }
+    let outBytes = out.bytesPerLine
+    if bitsPerPixel == 8 {
+      for y in 0..<height {
+        out.data[(y * outBytes)..<((y + 1) * outBytes)] = data[(y * bytesPerLine + x)..<(y * bytesPerLine + x + width)]
       }
+      return out
+    }
+    let shift = UInt8(x & 7)
+    let tailMask: UInt8 = width % 8 == 0 ? 0xFF : ~(0xFF >> UInt8(width % 8))
+    for y in 0..<height {
+      let source = y * bytesPerLine + x >> 3
+      let end = (y + 1) * bytesPerLine
+      for k in 0..<outBytes {
+        let hi = data[source + k] << shift
+        let lo = shift > 0 && source + k + 1 < end ? data[source + k + 1] >> (8 - shift) : 0
+        out.data[y * outBytes + k] = hi | lo
+      }
+      out.data[y * outBytes + outBytes - 1] &= tailMask
     }
     return out
   }

@@ -92,32 +92,24 @@ public struct RasterRenderer: Sendable {
         return
       }
       let whole = width / 8
+      guard let base = out.baseAddress else { return }
       for y in 0..<height {
         let row = source + y * stride
+        let line = base + y * bytes
         for j in 0..<whole {
-          // Bit 7 of each of 8 bytes (little-endian load: pixel 0 is the lowest byte) gathered
-          // into one byte with pixel 0 in the most significant bit.
-          let v = UnsafeRawPointer(row + 8 * j).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080
-          out[y * bytes + j] = reversedBits[Int((v &* 0x0002_0408_1020_4081) >> 56)]
+          let v = UnsafeRawPointer(row + 8 * j).loadUnaligned(as: UInt64.self)
+          if v == 0 { continue }  // white: the output is already zero
+          // Byte-swapped, pixel 0 is the top byte; the multiply gathers bit 7 of every byte into
+          // the top byte with pixel 0 as its most significant bit (MSB-first, as PWG wants).
+          line[j] = UInt8(truncatingIfNeeded: ((v.byteSwapped & 0x8080_8080_8080_8080) &* 0x0002_0408_1020_4081) >> 56)
         }
         if whole < bytes {
           var last: UInt8 = 0
           for x in (8 * whole)..<width where row[x] >= 128 { last |= 0x80 >> UInt8(x & 7) }
-          out[y * bytes + whole] = last
+          line[whole] = last
         }
       }
     }
     return image
-  }
-
-  /// Bit order reversal of a byte.
-  static let reversedBits: [UInt8] = (0..<256).map { value in
-    var v = UInt8(value)
-    var r: UInt8 = 0
-    for _ in 0..<8 {
-      r = r << 1 | v & 1
-      v >>= 1
-    }
-    return r
   }
 }

@@ -61,7 +61,10 @@ let perGrid = try median(runs: 200) { _ = try engine.layout(grid) }
 
 // Renderers on one 40-line receipt with a QR code and a Code 128 (layout included where named).
 var withCodes = lines.map { Block.text(AttributedText($0)) }
-withCodes += [.barcode(Barcode(.qr, data: "https://example.com/r/1042", moduleDots: 3)), .barcode(Barcode(.code128, data: "RCPT-1042"))]
+withCodes += [
+  .barcode(Barcode(.qr, data: "https://example.com/r/1042", moduleDots: 3)),
+  .barcode(Barcode(.code128, data: "RCPT-1042")),
+]
 let codeReceipt = ReceiptDocument(blocks: withCodes)
 let laidOut = try engine.layout(codeReceipt)
 let layoutOnly = try median(runs: 200) { _ = try engine.layout(codeReceipt) }

@@ -147,3 +147,17 @@ import Testing
     }
   }
 }
+
+@Test(arguments: [0, 3, 8, 31, 61])
+func croppingKeepsEveryDot(offset: Int) throws {
+  let receipt = try RasterTests().receipt()
+  let page = try RasterRenderer().render(receipt)[0]
+  let width = 576 - offset % 5
+  let crop = page.cropped(x: offset, width: width)
+  for y in stride(from: 0, to: page.height, by: 3) {
+    for x in 0..<width where crop.isBlack(x: x, y: y) != page.isBlack(x: offset + x, y: y) {
+      Issue.record("dot \(x),\(y) differs after cropping at \(offset)")
+      return
+    }
+  }
+}
