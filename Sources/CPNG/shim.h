@@ -41,6 +41,8 @@ static inline int cpng_write_gray(const unsigned char *pixels, int width, int he
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_uint_32 perMetre = (png_uint_32)(dpi / 0.0254 + 0.5);
   png_set_pHYs(png, info, perMetre, perMetre, PNG_RESOLUTION_METER);
+  // Receipts are mostly white: zlib level 3 takes half the time of the default 6 for ~1.5% more bytes.
+  png_set_compression_level(png, 3);
   png_write_info(png, info);
   for (int y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(pixels + (size_t)y * (size_t)stride));
   png_write_end(png, NULL);
