@@ -83,3 +83,38 @@ import Testing
   #expect(ends.count == 2)
   #expect(abs(ends[0] - ends[1]) < 0.02)  // poppler prints boxes to 1/100 pt
 }
+
+/// CJK and Arabic receipts extract as their text, Arabic in logical order. poppler splits joined
+/// Arabic after non-joining letters (it does the same for Pango's PDF) and wraps it in bidi
+/// embedding marks, so Arabic is compared without whitespace and marks, and against Pango.
+@Test(arguments: ["ご来店ありがとうございました。合計 ¥1,200", "شكرا لزيارتكم\nالمجموع ١٢٫٥٠"])
+func pdftotextGetsCJKAndArabicBack(text: String) throws {
+  let dir = try Tool.temporaryDirectory()
+  let receipt = try ReceiptLayoutEngine().layout(.plainText(text))
+  let url = dir.appendingPathComponent("t.pdf")
+  try PDFRenderer().render(receipt).write(to: url)
+  let extracted = try Tool.run("pdftotext", [url.path, "-"]).stdout
+  let arabic = text.unicodeScalars.contains { (0x600...0x6FF).contains($0.value) }
+  guard arabic else {
+    let words = { (s: String) in s.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
+    #expect(words(extracted) == words(text), "\(extracted)")
+    return
+  }
+  let letters = { (s: String) in
+    String(s.unicodeScalars.filter { !$0.properties.isWhitespace && !(0x202A...0x202E).contains($0.value) })
+  }
+  #expect(letters(extracted) == letters(text), "\(extracted)")
+  let source = dir.appendingPathComponent("t.txt")
+  try text.write(to: source, atomically: true, encoding: .utf8)
+  let pango = dir.appendingPathComponent("p.pdf")
+  try Tool.run(
+    "pango-view",
+    [
+      "-q", "--font=DejaVu Sans 10", "--dpi=72", "--hinting=none", "--subpixel-positions", "-o", pango.path,
+      source.path,
+    ])
+  let reference = try Tool.run("pdftotext", [pango.path, "-"]).stdout
+  #expect(
+    extracted.trimmingCharacters(in: .whitespacesAndNewlines)
+      == reference.trimmingCharacters(in: .whitespacesAndNewlines))
+}
