@@ -5,13 +5,14 @@ OUT ?= out
 
 .PHONY: demo test setup setup-test build lint format release bench
 
-## Set up, build, and render the example receipt to out/note.pdf.
+## Set up, build, and render the example receipt to out/note.pdf and out/note.png.
 demo: setup
 	swift build -c release --product receipt
 	@mkdir -p $(OUT)
 	.build/release/receipt render Templates/Examples/note.txt -o $(OUT)/note.pdf
+	.build/release/receipt render Templates/Examples/note.txt -o $(OUT)/note.png
 	.build/release/receipt measure Templates/Examples/note.txt
-	@echo "The receipt PDF is at $(abspath $(OUT)/note.pdf)"
+	@echo "The receipt PDF is at $(abspath $(OUT)/note.pdf), the 203-dpi print preview at $(abspath $(OUT)/note.png)"
 
 ## Set up (with test tools), check formatting, build, and run every test.
 test: setup-test lint

@@ -26,6 +26,7 @@ let package = Package(
     cLibrary("CCups", apt: ["libcups2-dev"]),
     cLibrary("CZint", apt: ["libzint-dev"]),
     cLibrary("CPNG", pkgConfig: "libpng16", apt: ["libpng-dev"]),
+    cLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg-dev"]),
 
     // The pipeline, one way: Markup → Model → Layout → Render → Print; Kit is the facade.
     .target(name: "ReceiptModel"),
@@ -34,7 +35,8 @@ let package = Package(
       name: "ReceiptLayout",
       dependencies: ["ReceiptModel", "CFreeType", "CHarfBuzz", "CICU", "CFontconfig", "CZint"]
     ),
-    .target(name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CCups", "CPNG"]),
+    .target(
+      name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CCups", "CPNG", "CJPEG"]),
     .target(name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptRender", "CCups"]),
     .target(
       name: "ReceiptKit",
@@ -53,7 +55,8 @@ let package = Package(
     .testTarget(
       name: "ReceiptRenderTests",
       dependencies: ["ReceiptTestSupport", "ReceiptRender", "ReceiptLayout", "ReceiptModel"]),
-    .testTarget(name: "ReceiptKitTests", dependencies: ["ReceiptTestSupport", "ReceiptKit", "receipt"]),
+    .testTarget(
+      name: "ReceiptKitTests", dependencies: ["ReceiptTestSupport", "ReceiptKit", "ReceiptRender", "receipt"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -82,7 +82,7 @@ final class CairoPainter {
 
   /// Draws an image scaled into its rectangle (alpha composited over the paper).
   func paint(_ image: PlacedImage, _ cr: OpaquePointer) throws {
-    let surface = try Self.decodePNG(image.data)
+    let surface = try Self.decodeImage(image.data)
     defer { cairo_surface_destroy(surface) }
     let width = Double(cairo_image_surface_get_width(surface))
     let height = Double(cairo_image_surface_get_height(surface))
@@ -95,10 +95,12 @@ final class CairoPainter {
     cairo_restore(cr)
   }
 
-  /// Decodes PNG bytes with cairo's PNG loader.
-  static func decodePNG(_ data: Data) throws -> OpaquePointer {
+  /// Decodes an image into a cairo surface: PNG with cairo's PNG loader, JPEG with libjpeg (as
+  /// gray: a receipt prints gray anyway).
+  static func decodeImage(_ data: Data) throws -> OpaquePointer {
+    if data.starts(with: [0xFF, 0xD8]) { return try JPEGDecoder.surface(data) }
     guard data.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
-      throw RenderError.image("only PNG images can be drawn so far; convert the image to PNG")
+      throw RenderError.image("not a PNG or JPEG image")
     }
     let reader = ByteReader(data)
     let surface = cairo_image_surface_create_from_png_stream(

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptRender
 import ReceiptTestSupport
 import Testing
 
@@ -35,6 +36,34 @@ import Testing
     let pdf = dir.appendingPathComponent("s.pdf")
     try result.output.write(to: pdf)
     #expect(try Tool.run("pdftotext", [pdf.path, "-"]).stdout.contains("stdout"))
+  }
+
+  /// Every format from the command line, each checked by an independent reader.
+  @Test func rendersEveryFormat() throws {
+    let dir = try Tool.temporaryDirectory()
+    let input = dir.appendingPathComponent("f.txt")
+    try "Formats\nTotal 10.20".write(to: input, atomically: true, encoding: .utf8)
+    func render(_ name: String, _ extra: [String] = []) throws -> URL {
+      let url = dir.appendingPathComponent(name)
+      let result = try Tool.run(receipt, ["render", input.path, "-o", url.path] + extra)
+      #expect(result.status == 0, "\(name): \(result.stderr)")
+      return url
+    }
+    let dots = Int((((2 * 11.640625).rounded(.up) + 18) * 203 / 72).rounded(.up))
+    let png = try Tool.decodePNG(try render("f.png"))
+    #expect(png.bits == 1 && png.width == 639 && png.height == dots)
+    let gray = try Tool.decodePNG(try render("g.png", ["--gray"]))
+    #expect(gray.bits == 8 && gray.height == dots)
+    for (name, extra) in [("f.pwg", [String]()), ("f.ras", []), ("g.pwg", ["--gray"])] {
+      let pages = try RasterStreamReader.read(Data(contentsOf: try render(name, extra)))
+      #expect(pages.count == 1 && pages[0].header.height == dots && pages[0].header.width == 639)
+    }
+    let escpos = try ESCPOSDecoder.decode(Data(contentsOf: try render("f.escpos")))
+    #expect(escpos.pages.count == 1 && escpos.pages[0].width == 576 && escpos.pages[0].height == dots)
+    #expect(escpos.cuts == [.partial])
+    let refused = try Tool.run(
+      receipt, ["render", input.path, "-o", dir.appendingPathComponent("x.escpos").path, "--gray"])
+    #expect(refused.status == 65 && refused.stderr.contains("1-bit"))
   }
 
   @Test func measurePrintsJson() throws {

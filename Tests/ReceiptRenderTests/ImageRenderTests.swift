@@ -48,11 +48,42 @@ import Testing
     #expect(abs(Double(black.first! + black.last!) / 2 - Double(width) / 2) < 2)
   }
 
-  @Test func jpegIsAClearErrorNotASilentGap() throws {
-    // A JPEG header (SOI, SOF0 64×32) is sized by layout; the renderer refuses it explicitly.
+  @Test func corruptJpegIsAClearError() throws {
+    // A JPEG header (SOI, SOF0 64×32) is sized by layout; libjpeg then finds no image data.
     let jpeg = Data(
       [0xFF, 0xD8, 0xFF, 0xC0, 0x00, 0x11, 0x08, 0x00, 0x20, 0x00, 0x40, 0x03] + Array(repeating: 0, count: 20))
     let receipt = try ReceiptLayoutEngine().layout(ReceiptDocument(blocks: [.image(ImageBlock(data: jpeg))]))
-    #expect(throws: RenderError.self) { try PDFRenderer().render(receipt) }
+    #expect {
+      try PDFRenderer().render(receipt)
+    } throws: { error in
+      "\(error)".contains("JPEG")
+    }
+  }
+
+  /// A JPEG gradient written by netpbm's `pnmtojpeg` is decoded by libjpeg and dithered.
+  @Test func jpegLogoIsDecodedAndDithered() throws {
+    let dir = try Tool.temporaryDirectory()
+    let pgm = dir.appendingPathComponent("g.pgm")
+    var bytes = Array("P5\n200 40\n255\n".utf8)
+    for _ in 0..<40 { bytes += (0..<200).map { UInt8($0 * 255 / 199) } }
+    try Data(bytes).write(to: pgm)
+    let jpeg = try Tool.run("pnmtojpeg", ["--quality=95", pgm.path]).output
+    #expect(jpeg.starts(with: [0xFF, 0xD8]))
+    let doc = ReceiptDocument(blocks: [.image(ImageBlock(data: jpeg, dither: .floydSteinberg))])
+    let laidOut = try ReceiptLayoutEngine().layout(doc)
+    guard case .image(let placed) = laidOut.pages[0].items[0] else {
+      Issue.record("no image")
+      return
+    }
+    #expect(placed.pixelWidth == 200 && placed.pixelHeight == 40)
+    let page = try RasterRenderer().render(laidOut)[0]
+    let x0 = Int((placed.rect.x * 203 / 72).rounded())
+    let y0 = Int((placed.rect.y * 203 / 72).rounded())
+    let dots = (0..<40).flatMap { y in (0..<200).map { page.isBlack(x: x0 + $0, y: y0 + y) } }
+    let fraction = Double(dots.filter { $0 }.count) / Double(dots.count)
+    #expect(abs(fraction - 0.5) < 0.08, "a black-to-white gradient dithers to about half black: \(fraction)")
+    // Dithered, not thresholded: the middle columns mix black and white.
+    let middle = (0..<40).flatMap { y in (90..<110).map { dots[y * 200 + $0] } }
+    #expect(middle.contains(true) && middle.contains(false))
   }
 }
