@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptLayout
+@_exported import ReceiptMarkup
 @_exported import ReceiptModel
 import ReceiptRender
 
@@ -32,6 +33,27 @@ public final class ReceiptEngine: Sendable {
     }
     let title = URL(fileURLWithPath: path).lastPathComponent
     return .plainText(text, attributes: TextAttributes(font: font), pageSetup: pageSetup, title: title)
+  }
+
+  /// Binds order JSON into a template of a templates directory. Warnings (lenient mode) are
+  /// returned with the document.
+  public func templateDocument(
+    template: String, data: Data, templates: URL, options: TemplateOptions = TemplateOptions()
+  ) throws -> RenderedTemplate {
+    do {
+      return try TemplateLibrary(directory: templates).render(template: template, data: data, options: options)
+    } catch let error as TemplateError {
+      throw ReceiptError(.data, error.description)
+    }
+  }
+
+  /// Checks a template (and optionally binds data to it); returns warnings, throws the first error.
+  public func validate(template: String, templates: URL, data: Data? = nil, strict: Bool = false) throws -> [String] {
+    do {
+      return try TemplateLibrary(directory: templates).validate(template: template, data: data, strict: strict)
+    } catch let error as TemplateError {
+      throw ReceiptError(.data, error.description)
+    }
   }
 
   /// Lays out a document: pages with content heights and cut lengths.

@@ -7,14 +7,12 @@ extension BlockLayouter {
   mutating func placeRow(_ row: Row, x: Double, width: Double, grid: [Int: Double]?) throws {
     let widths = try cellWidths(row, width: width, grid: grid)
     var boxes: [(items: [LaidOutItem], height: Double)] = []
-    var cx = x
+    var cx = row.rightToLeft ? x + width : x
     for (i, cell) in row.cells.enumerated() {
-      if case .spacer = cell.block {
-        cx += widths[i] + row.spacing
-        continue
-      }
-      boxes.append(try box(cell.block, x: cx, width: widths[i], alignment: cell.alignment))
-      cx += widths[i] + row.spacing
+      let left = row.rightToLeft ? cx - widths[i] : cx
+      cx = row.rightToLeft ? left - row.spacing : cx + widths[i] + row.spacing
+      if case .spacer = cell.block { continue }
+      boxes.append(try box(cell.block, x: left, width: widths[i], alignment: cell.alignment))
     }
     let height = boxes.map(\.height).max() ?? 0
     for b in boxes {

@@ -58,11 +58,16 @@ public struct Row: Hashable, Sendable {
   public var spacing: Double
   /// Vertical alignment of cells of different heights.
   public var verticalAlignment: VerticalAlignment
+  /// Place the first cell at the right (right-to-left receipts).
+  public var rightToLeft: Bool
   /// Creates a row.
-  public init(_ cells: [Cell] = [], spacing: Double = 0, verticalAlignment: VerticalAlignment = .top) {
+  public init(
+    _ cells: [Cell] = [], spacing: Double = 0, verticalAlignment: VerticalAlignment = .top, rightToLeft: Bool = false
+  ) {
     self.cells = cells
     self.spacing = spacing
     self.verticalAlignment = verticalAlignment
+    self.rightToLeft = rightToLeft
   }
 }
 

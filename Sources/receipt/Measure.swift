@@ -8,8 +8,10 @@ struct Measure: ParsableCommand {
     discussion: "Example: receipt measure note.txt --json"
   )
 
-  @Argument(help: "The input: a UTF-8 text file.")
+  @Argument(help: "The input: order JSON (bound into a template; - for stdin) or a UTF-8 text file.")
   var input: String
+
+  @OptionGroup var template: TemplateChoice
 
   @Flag(help: "Print JSON.")
   var json = false
@@ -19,7 +21,7 @@ struct Measure: ParsableCommand {
   func run() throws {
     try reportingErrors {
       let engine = try ReceiptEngine()
-      let document = try page.document(input, engine: engine)
+      let document = try page.document(input, engine: engine, template: template)
       let pages = try engine.measure(document)
       if json {
         let encoder = JSONEncoder()

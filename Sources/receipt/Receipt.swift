@@ -15,7 +15,7 @@ struct Receipt: ParsableCommand {
       failure, 73 cannot write output.
       """,
     version: "0.1.0",
-    subcommands: [Render.self, Measure.self, Versions.self]
+    subcommands: [Render.self, Measure.self, Validate.self, Versions.self]
   )
 }
 
@@ -53,15 +53,78 @@ struct PageOptions: ParsableArguments {
     return descriptor
   }
 
-  /// Loads the input as a document.
-  func document(_ input: String, engine: ReceiptEngine) throws -> ReceiptDocument {
-    let setup = try pageSetup()
+  /// Loads the input as a document: order JSON through a template, or plain text.
+  func document(_ input: String, engine: ReceiptEngine, template: TemplateChoice) throws -> ReceiptDocument {
     let ext = URL(fileURLWithPath: input).pathExtension.lowercased()
-    guard ext == "txt" || ext == "text" || ext.isEmpty else {
-      throw ReceiptError(
-        .data, "\(input): only plain text (.txt) input is supported so far; templates for order JSON are not built yet")
+    if ext == "json" || input == "-" {
+      let data = try readInput(input)
+      let options = TemplateOptions(
+        locale: template.locale, strict: template.strict, pageSetup: try explicitPageSetup())
+      let rendered = try engine.templateDocument(
+        template: template.template, data: data, templates: try template.directory(), options: options)
+      for warning in rendered.warnings { FileHandle.standardError.write(Data("receipt: warning: \(warning)\n".utf8)) }
+      return rendered.document
     }
-    return try engine.plainTextDocument(contentsOf: input, font: try fontDescriptor(), pageSetup: setup)
+    return try engine.plainTextDocument(contentsOf: input, font: try fontDescriptor(), pageSetup: try pageSetup())
+  }
+
+  /// The page setup when the user gave paper, dpi or margin (otherwise the template's).
+  func explicitPageSetup() throws -> PageSetup? {
+    let flags = CommandLine.arguments.map { String($0.split(separator: "=").first ?? "") }
+    return flags.contains(where: ["--paper", "--dpi", "--margin"].contains) ? try pageSetup() : nil
+  }
+}
+
+/// Reads a file, or standard input for "-", with the order size limit.
+func readInput(_ path: String) throws -> Data {
+  let data: Data
+  if path == "-" {
+    data = FileHandle.standardInput.readDataToEndOfFile()
+  } else {
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      throw ReceiptError(.input, "cannot read \(path): no such file or not readable")
+    }
+  }
+  guard data.count <= JSONValue.maxBytes else {
+    throw ReceiptError(.data, "\(path) is \(data.count) bytes; order data is limited to \(JSONValue.maxBytes)")
+  }
+  return data
+}
+
+/// Which template binds order JSON.
+struct TemplateChoice: ParsableArguments {
+  @Option(help: "Template name in the templates directory.")
+  var template: String = "receipt"
+
+  @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
+  var templates: String?
+
+  @Option(
+    help: "Locale for strings and number/date formats, e.g. de_DE or ja_JP (default: the order's, then the template's)."
+  )
+  var locale: String?
+
+  @Flag(help: "Missing data is an error (default: printed empty, with a warning).")
+  var strict = false
+
+  func directory() throws -> URL {
+    if let templates { return URL(fileURLWithPath: templates) }
+    if let env = ProcessInfo.processInfo.environment["RECEIPT_TEMPLATES"] { return URL(fileURLWithPath: env) }
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+      .deletingLastPathComponent()
+    let candidates = [
+      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Templates"),
+      executable.appendingPathComponent("../../Templates"),  // .build/<config>/receipt in a checkout
+      executable.appendingPathComponent("../share/receipt/Templates"),  // PREFIX/bin/receipt
+    ]
+    for url in candidates
+    where FileManager.default.fileExists(atPath: url.appendingPathComponent("\(template).xml").path) {
+      return url.standardizedFileURL
+    }
+    throw ValidationError(
+      "no templates directory with \(template).xml found; give --templates DIR or set RECEIPT_TEMPLATES")
   }
 }
 

@@ -14,8 +14,10 @@ struct Render: ParsableCommand {
       """
   )
 
-  @Argument(help: "The input: a UTF-8 text file.")
+  @Argument(help: "The input: order JSON (bound into a template; - for stdin) or a UTF-8 text file.")
   var input: String
+
+  @OptionGroup var template: TemplateChoice
 
   @Option(name: .shortAndLong, help: "The output file (its extension picks the format), or - for stdout.")
   var output: String
@@ -35,7 +37,7 @@ struct Render: ParsableCommand {
     try reportingErrors {
       let format = try outputFormat()
       let engine = try ReceiptEngine()
-      let document = try page.document(input, engine: engine)
+      let document = try page.document(input, engine: engine, template: template)
       let rendered = try engine.render(document, format: format, options: RenderOptions(gray: gray))
       if output == "-" {
         guard rendered.parts.count == 1 else {

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Named property sets applied with `class="a, b"`, from JSON style sheets: external
+/// (`<?properties receipt-styles?>` reads `receipt-styles.json`) or inline
+/// (`<?properties {"title": {"size": 14}}?>`). Later sheets override earlier ones; explicit
+/// attributes override classes.
+struct StyleSheet {
+  private(set) var classes: [String: [String: String]] = [:]
+
+  mutating func merge(json data: Data, source: String, at location: SourceLocation) throws {
+    guard let sheet = try? JSONDecoder().decode([String: [String: JSONValue]].self, from: data) else {
+      throw TemplateError(
+        location, "style sheet \(source) must be a JSON object of classes, each an object of properties")
+    }
+    for (name, properties) in sheet {
+      var values = classes[name] ?? [:]
+      for (key, value) in properties {
+        switch value {
+        case .string, .number, .bool: values[key] = value.text
+        default:
+          throw TemplateError(
+            location, "property '\(key)' of class '\(name)' in \(source) must be a string, number or boolean")
+        }
+      }
+      classes[name] = values
+    }
+  }
+
+  /// The properties of the classes in a `class` attribute, in order.
+  func properties(for classList: String, at location: SourceLocation) throws -> [String: String] {
+    var result: [String: String] = [:]
+    for name in classList.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+      guard let properties = classes[name] else {
+        throw TemplateError(location, unknown("class", name, among: Array(classes.keys)))
+      }
+      result.merge(properties) { _, new in new }
+    }
+    return result
+  }
+}

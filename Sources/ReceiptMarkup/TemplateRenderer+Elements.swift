@@ -1,0 +1,234 @@
+import Foundation
+import ReceiptModel
+
+/// A block produced by an element, with its cell properties when its parent is a row.
+struct Placed {
+  var block: Block
+  var width: Cell.Width = .auto
+  var alignment: TextAlignment?
+}
+
+extension TemplateRenderer {
+  /// The blocks of an element's children; `repeat`, `if`/`else` and `include` expand in place.
+  func expand(_ children: [MarkupNode.Child], scope: Scope, style: InheritedStyle, inRow: Bool) throws -> [Placed] {
+    var out: [Placed] = []
+    var lastIf: Bool?  // the result of the preceding <if>, for <else>
+    for child in children {
+      let node: MarkupNode
+      switch child {
+      case .text(let text, let location):
+        guard !text.allSatisfy(\.isWhitespace) else { continue }
+        throw TemplateError(
+          location,
+          "text must be inside <text>: wrap \"\(text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(30))\" in <text>…</text>"
+        )
+      case .element(let e): node = e
+      }
+      defer { if node.name != "if" { lastIf = nil } }
+      switch node.name {
+      case "repeat":
+        out += try repeatElement(node, scope: scope, style: style, inRow: inRow)
+      case "if":
+        try checkNames(node, allowed: Vocabulary.elements["if"]!)
+        guard let test = node.attribute("test") else { throw TemplateError(node.location, "<if> needs test=\"$path\"") }
+        let passed = try self.test(test, scope: scope, at: node.location)
+        if passed { out += try expand(node.children, scope: scope, style: style, inRow: inRow) }
+        lastIf = passed
+      case "else":
+        guard let previous = lastIf else { throw TemplateError(node.location, "<else> must follow an <if>") }
+        try checkNames(node, allowed: [])
+        if !previous { out += try expand(node.children, scope: scope, style: style, inRow: inRow) }
+      case "include":
+        out += try include(node, scope: scope, style: style, inRow: inRow)
+      default:
+        out.append(try element(node, scope: scope, style: style, inRow: inRow))
+      }
+    }
+    return out
+  }
+
+  private func repeatElement(_ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool) throws -> [Placed] {
+    guard let itemsText = node.attribute("items"), itemsText.hasPrefix("$"),
+      let path = DataPath(String(itemsText.dropFirst()))
+    else { throw TemplateError(node.location, "<repeat> needs items=\"$path.to.array\"") }
+    try checkNames(node, allowed: Vocabulary.elements["repeat"]!)
+    let name = node.attribute("as") ?? "item"
+    guard name.first?.isLetter == true, name != "order", name != "loop" else {
+      throw TemplateError(node.location, "as=\"\(name)\" must be a name (not order or loop)")
+    }
+    let items: [JSONValue]
+    switch scope.value(at: path) {
+    case .array(let a)?: items = a
+    case nil, .null?:
+      if options.strict { throw TemplateError(node.location, "no array at $\(path) in the order data") }
+      warnings.append("\(node.location): no array at $\(path); repeated nothing")
+      return []
+    default:
+      throw TemplateError(node.location, "$\(path) is not an array; <repeat> needs one")
+    }
+    var out: [Placed] = []
+    for (index, item) in items.enumerated() {
+      iterations += 1
+      guard iterations <= Self.maxIterations else {
+        throw TemplateError(node.location, "more than \(Self.maxIterations) repeated items in one receipt")
+      }
+      var inner = scope
+      inner.variables[name] = item
+      inner.variables["loop"] = .object([
+        "index": .number(Double(index)), "number": .number(Double(index + 1)), "count": .number(Double(items.count)),
+        "first": .bool(index == 0), "last": .bool(index == items.count - 1),
+      ])
+      out += try expand(node.children, scope: inner, style: style, inRow: inRow)
+    }
+    return out
+  }
+
+  private func include(_ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool) throws -> [Placed] {
+    let a = try attributes(of: node, allowed: Vocabulary.elements["include"]!, scope: scope)
+    guard let name = a["template"] else { throw TemplateError(node.location, "<include> needs template=\"name\"") }
+    guard !includeStack.contains(name) else {
+      throw TemplateError(
+        node.location, "'\(name)' includes itself (\((includeStack + [name]).joined(separator: " → ")))")
+    }
+    guard includeStack.count < Self.maxIncludeDepth else {
+      throw TemplateError(node.location, "includes nest deeper than \(Self.maxIncludeDepth)")
+    }
+    let document = try load(name, at: node.location)
+    guard document.root.name == "fragment" else {
+      throw TemplateError(
+        document.root.location, "an included template's root must be <fragment>, not <\(document.root.name)>")
+    }
+    try checkNames(document.root, allowed: [])
+    includeStack.append(name)
+    defer { includeStack.removeLast() }
+    return try expand(document.root.children, scope: scope, style: style, inRow: inRow)
+  }
+
+  /// Checks attribute names only (control elements read their attributes unevaluated).
+  func checkNames(_ node: MarkupNode, allowed: Set<String>) throws {
+    for (name, _) in node.attributes where !allowed.contains(name) {
+      throw TemplateError(node.location, unknown("attribute", name, among: Array(allowed)) + " on <\(node.name)>")
+    }
+  }
+
+  /// One block element.
+  func element(_ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool) throws -> Placed {
+    guard let allowedHere = Vocabulary.elements[node.name], !["receipt", "fragment"].contains(node.name) else {
+      let names = Array(Vocabulary.elements.keys) + Array(Vocabulary.inline.keys)
+      var message = unknown("element", "<\(node.name)>", among: names.map { "<\($0)>" })
+      if Vocabulary.inline[node.name] != nil { message = "<\(node.name)> belongs inside <text>" }
+      throw TemplateError(node.location, message)
+    }
+    let allowed = inRow ? allowedHere.union(Vocabulary.cell) : allowedHere
+    let a = try attributes(of: node, allowed: allowed, scope: scope)
+    var style = style
+    if Vocabulary.elements[node.name]!.contains("font") {
+      try apply(a, to: &style.text)
+      try apply(a, to: &style.paragraph)
+    }
+    var placed = Placed(block: .feed(.zero))
+    if inRow {
+      if let w = try a.number("weight", in: 0...1000) { placed.width = .weight(w) }
+      if let w = try a.length("width", resolution: resolution) { placed.width = .fixed(w) }
+      placed.alignment = try a.choice("align", TextAlignment.self)
+    }
+    let resolution = self.resolution
+    switch node.name {
+    case "column":
+      let children = try expand(node.children, scope: scope, style: style, inRow: false)
+      let spacing = try a.length("spacing", resolution: resolution)?.points ?? 0
+      placed.block = .column(Column(children.map(\.block), spacing: spacing, grid: try a.bool("grid") ?? false))
+    case "row":
+      let cells = try expand(node.children, scope: scope, style: style, inRow: true).map {
+        Cell($0.block, width: $0.width, alignment: $0.alignment)
+      }
+      let spacing = try a.length("spacing", resolution: resolution)?.points ?? 4
+      let valign = try a.choice("valign", VerticalAlignment.self) ?? .top
+      let rtl = style.paragraph.baseDirection == .rightToLeft
+      placed.block = .row(Row(cells, spacing: spacing, verticalAlignment: valign, rightToLeft: rtl))
+    case "text":
+      placed.block = .text(try text(node, scope: scope, style: style))
+    case "spacer":
+      if let h = try a.length("height", resolution: resolution) {
+        placed.block = .spacer(Spacer(length: h))
+      } else {
+        let weight = try a.number("weight", in: 0...1000) ?? 1
+        placed.block = .spacer(Spacer(length: nil, weight: weight))
+        if inRow { placed.width = .auto }
+      }
+    case "rule":
+      placed.block = .rule(
+        Rule(
+          style: try a.choice("style", Rule.Style.self) ?? .solid,
+          thickness: try a.length("thickness", resolution: resolution)?.points ?? 1,
+          padding: try a.length("padding", resolution: resolution)?.points ?? 3))
+    case "feed":
+      placed.block = .feed(try a.length("length", resolution: resolution) ?? .pt(12))
+    case "cut":
+      placed.block = .cut(try a.choice("type", CutKind.self) ?? .partial)
+    case "drawer":
+      let pin = try a.number("pin", in: 2...5).map(Int.init) ?? 2
+      guard let p = DrawerPin(rawValue: pin) else {
+        throw TemplateError(node.location, "pin on <drawer> must be 2 or 5")
+      }
+      placed.block = .drawerKick(p)
+    case "barcode", "qrcode":
+      placed.block = .barcode(try barcode(a, qr: node.name == "qrcode"))
+    case "image":
+      placed.block = .image(try image(a))
+    default:
+      throw TemplateError(node.location, "<\(node.name)> cannot be used here")
+    }
+    if node.name != "text", node.name != "column", node.name != "row" { try noContent(node) }
+    return placed
+  }
+
+  private func noContent(_ node: MarkupNode) throws {
+    for child in node.children {
+      switch child {
+      case .element(let e): throw TemplateError(e.location, "<\(node.name)> takes no elements inside")
+      case .text(let t, let location) where !t.allSatisfy(\.isWhitespace):
+        throw TemplateError(location, "<\(node.name)> takes no text inside; use attributes")
+      default: continue
+      }
+    }
+  }
+
+  private func barcode(_ a: Attributes, qr: Bool) throws -> Barcode {
+    let symbology: Symbology
+    if qr {
+      symbology = .qr
+    } else {
+      guard a["type"] != nil, let s = try a.choice("type", Symbology.self) else {
+        throw TemplateError(
+          a.location, "<barcode> needs type=\"\(Symbology.allCases.map(\.rawValue).joined(separator: "|"))\"")
+      }
+      symbology = s
+    }
+    guard let data = a["data"], !data.isEmpty else {
+      throw TemplateError(a.location, "<\(a.element)> needs data=\"…\" (it is empty)")
+    }
+    let module = try a.number("module", in: 1...50).map(Int.init) ?? (qr ? 4 : 2)
+    return Barcode(
+      symbology, data: data, moduleDots: module, height: try a.length("height", resolution: resolution) ?? .mm(10),
+      humanReadable: try a.bool("hri") ?? true, alignment: try a.choice("align", TextAlignment.self) ?? .center)
+  }
+
+  private func image(_ a: Attributes) throws -> ImageBlock {
+    guard let src = a["src"], !src.isEmpty else { throw TemplateError(a.location, "<image> needs src=\"file.png\"") }
+    let data: Data
+    if src.hasPrefix("data:") {
+      guard let comma = src.firstIndex(of: ","), src[..<comma].hasSuffix(";base64"),
+        let decoded = Data(base64Encoded: String(src[src.index(after: comma)...])), decoded.count <= 4 << 20
+      else { throw TemplateError(a.location, "src data: URIs must be base64 images of at most 4 MiB") }
+      data = decoded
+    } else {
+      data = try library.read(
+        try library.file(src, defaultExtension: nil, at: a.location), limit: 4 << 20, at: a.location)
+    }
+    return ImageBlock(
+      data: data, width: try a.length("width", resolution: resolution),
+      alignment: try a.choice("align", TextAlignment.self) ?? .center,
+      dither: try a.choice("dither", DitherMethod.self) ?? .floydSteinberg)
+  }
+}

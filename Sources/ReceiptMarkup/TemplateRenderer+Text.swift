@@ -1,0 +1,114 @@
+import Foundation
+import ReceiptModel
+
+extension TemplateRenderer {
+  /// A `<text>` element: inline spans, `<br/>`, `<tab/>`, bindings and `@key` strings. White
+  /// space collapses as in HTML (runs become one space, none at line starts and ends); bound
+  /// values are inserted as they are.
+  func text(_ node: MarkupNode, scope: Scope, style: InheritedStyle) throws -> AttributedText {
+    var builder = TextBuilder()
+    try inline(node.children, scope: scope, attributes: style.text, into: &builder)
+    var text = AttributedText("", attributes: style.text, paragraphStyle: style.paragraph)
+    for (string, attributes) in builder.finished() { text.append(string, attributes) }
+    return text
+  }
+
+  private func inline(
+    _ children: [MarkupNode.Child], scope: Scope, attributes: TextAttributes, into builder: inout TextBuilder
+  ) throws {
+    for child in children {
+      switch child {
+      case .text(let raw, let location):
+        for part in try Interpolation.parse(raw, at: location) {
+          switch part {
+          case .literal(let s): builder.appendCollapsing(strings.localize(s), attributes)
+          case .binding(let b):
+            builder.appendVerbatim(try value(of: b, scope: scope, at: location, isolate: true), attributes)
+          }
+        }
+      case .element(let e):
+        guard let allowed = Vocabulary.inline[e.name] else {
+          if e.name == "repeat" || e.name == "if" {
+            throw TemplateError(e.location, "<\(e.name)> inside <text> is not supported; put it around the <text>")
+          }
+          throw TemplateError(
+            e.location,
+            unknown("inline element", "<\(e.name)>", among: Vocabulary.inline.keys.map { "<\($0)>" }) + " in <text>")
+        }
+        let a = try self.attributes(of: e, allowed: allowed, scope: scope)
+        var inner = attributes
+        switch e.name {
+        case "br":
+          builder.lineBreak(attributes)
+          continue
+        case "tab":
+          builder.tab(attributes)
+          continue
+        case "b": inner.font.weight = 700
+        case "i": inner.font.italic = true
+        case "u": inner.underline = true
+        case "s": inner.strikethrough = true
+        case "inverse": inner.inverse = true
+        default: break
+        }
+        try apply(a, to: &inner)
+        try inline(e.children, scope: scope, attributes: inner, into: &builder)
+      }
+    }
+  }
+}
+
+/// Accumulates styled text with HTML-like white-space collapsing.
+struct TextBuilder {
+  private var segments: [(String, TextAttributes)] = []
+  private var lastWasSpace = true
+
+  mutating func appendCollapsing(_ s: String, _ attributes: TextAttributes) {
+    var out = ""
+    for c in s {
+      if c.isWhitespace {
+        if !lastWasSpace { out.append(" ") }
+        lastWasSpace = true
+      } else {
+        out.append(c)
+        lastWasSpace = false
+      }
+    }
+    append(out, attributes)
+  }
+
+  mutating func appendVerbatim(_ s: String, _ attributes: TextAttributes) {
+    guard !s.isEmpty else { return }
+    append(s, attributes)
+    lastWasSpace = s.last?.isWhitespace ?? false
+  }
+
+  mutating func lineBreak(_ attributes: TextAttributes) {
+    dropTrailingSpace()
+    append("\n", attributes)
+    lastWasSpace = true
+  }
+
+  mutating func tab(_ attributes: TextAttributes) {
+    dropTrailingSpace()
+    append("\t", attributes)
+    lastWasSpace = true
+  }
+
+  mutating func finished() -> [(String, TextAttributes)] {
+    dropTrailingSpace()
+    return segments
+  }
+
+  private mutating func append(_ s: String, _ attributes: TextAttributes) {
+    guard !s.isEmpty else { return }
+    segments.append((s, attributes))
+  }
+
+  private mutating func dropTrailingSpace() {
+    while let last = segments.last, last.0.last == " " {
+      let trimmed = String(last.0.dropLast())
+      if trimmed.isEmpty { segments.removeLast() } else { segments[segments.count - 1].0 = trimmed }
+    }
+  }
+}

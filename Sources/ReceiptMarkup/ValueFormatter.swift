@@ -1,0 +1,113 @@
+import Foundation
+
+/// Locale-aware formatting of bound values (Foundation's formatters, ICU underneath).
+struct ValueFormatter {
+  static let names = ["currency", "number", "percent", "date", "time", "datetime", "upper", "lower", "default"]
+
+  let locale: Locale
+  let timeZone: TimeZone
+  /// Currency code when neither the formatter nor the data names one.
+  let defaultCurrency: String?
+
+  /// Applies formatters in order. `resolve` looks up `$path` arguments.
+  func format(
+    _ value: JSONValue?, with formatters: [(name: String, argument: String?)], resolve: (String) -> JSONValue?,
+    at location: SourceLocation
+  ) throws -> String? {
+    var current: JSONValue? = value
+    var text: String? = value.map(\.text)
+    for (name, rawArgument) in formatters {
+      let argument = rawArgument.map { a in a.hasPrefix("$") ? (resolve(String(a.dropFirst()))?.text ?? "") : a }
+      if name == "default" {
+        if current == nil || current == .null || text == nil || text == "" {
+          text = argument ?? ""
+          current = .string(text!)
+        }
+        continue
+      }
+      guard let value = current, value != .null else { continue }  // missing stays missing
+      switch name {
+      case "upper": text = (text ?? "").uppercased(with: locale)
+      case "lower": text = (text ?? "").lowercased(with: locale)
+      case "currency", "number", "percent":
+        guard let number = value.number else {
+          throw TemplateError(location, "\(name) needs a number, but the value is \"\(value.text)\"")
+        }
+        text = try formatNumber(number, style: name, argument: argument, at: location)
+      default:  // date, time, datetime
+        guard let date = Self.date(from: value) else {
+          throw TemplateError(
+            location, "\(name) needs an ISO 8601 date or Unix seconds, but the value is \"\(value.text)\"")
+        }
+        text = formatDate(date, style: name, argument: argument)
+      }
+      current = .string(text ?? "")
+    }
+    return text
+  }
+
+  private func formatNumber(_ number: Double, style: String, argument: String?, at location: SourceLocation) throws
+    -> String
+  {
+    let f = NumberFormatter()
+    f.locale = locale
+    switch style {
+    case "currency":
+      f.numberStyle = .currency
+      guard let code = argument ?? defaultCurrency, code.count == 3, code.allSatisfy(\.isLetter) else {
+        throw TemplateError(
+          location,
+          "currency needs an ISO 4217 code: write ${path | currency:EUR}, currency:$order.currency, or currency=\"EUR\" on <receipt>"
+        )
+      }
+      f.currencyCode = code.uppercased()
+    case "percent":
+      f.numberStyle = .percent
+      if let digits = argument.flatMap(Int.init) {
+        (f.minimumFractionDigits, f.maximumFractionDigits) = (digits, digits)
+      }
+    default:
+      f.numberStyle = .decimal
+      if let argument {
+        guard let digits = Int(argument), (0...10).contains(digits) else {
+          throw TemplateError(location, "number takes a count of fraction digits (0…10), not '\(argument)'")
+        }
+        (f.minimumFractionDigits, f.maximumFractionDigits) = (digits, digits)
+      }
+    }
+    return f.string(from: NSNumber(value: number)) ?? String(number)
+  }
+
+  private func formatDate(_ date: Date, style: String, argument: String?) -> String {
+    let f = DateFormatter()
+    f.locale = locale
+    f.timeZone = timeZone
+    let styles: [String: DateFormatter.Style] = ["short": .short, "medium": .medium, "long": .long, "full": .full]
+    if let argument, styles[argument] == nil {
+      // Letters only ("yMMMd"): a skeleton the locale orders; with separators: an exact pattern.
+      if argument.allSatisfy(\.isLetter) {
+        f.setLocalizedDateFormatFromTemplate(argument)
+      } else {
+        f.dateFormat = argument
+      }
+    } else {
+      let s = argument.flatMap { styles[$0] } ?? .medium
+      f.dateStyle = style == "time" ? .none : s
+      f.timeStyle = style == "date" ? .none : (style == "time" ? s : .short)
+    }
+    return f.string(from: date)
+  }
+
+  /// ISO 8601 (date, date-time, with or without fraction) or Unix seconds.
+  static func date(from value: JSONValue) -> Date? {
+    if case .number(let seconds) = value { return Date(timeIntervalSince1970: seconds) }
+    guard case .string(let s) = value else { return nil }
+    let full = ISO8601DateFormatter()
+    if let d = full.date(from: s) { return d }
+    full.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    if let d = full.date(from: s) { return d }
+    let day = ISO8601DateFormatter()
+    day.formatOptions = [.withFullDate]
+    return day.date(from: s)
+  }
+}

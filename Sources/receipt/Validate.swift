@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import ReceiptKit
+
+struct Validate: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Check a template; with --data, also bind an order to it.",
+    discussion: """
+      Exit 0 when the template is valid, 65 with file:line:column and the problem otherwise.
+      Example: receipt validate receipt --data Templates/Examples/small.json --strict
+      """
+  )
+
+  @Argument(help: "Template name in the templates directory.")
+  var name: String = "receipt"
+
+  @Option(help: "Order JSON to bind while checking.")
+  var data: String?
+
+  @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
+  var templates: String?
+
+  @Flag(help: "Missing data is an error.")
+  var strict = false
+
+  func run() throws {
+    try reportingErrors {
+      var choice = try TemplateChoice.parse([])
+      choice.template = name
+      choice.templates = templates
+      let warnings = try ReceiptEngine().validate(
+        template: name, templates: try choice.directory(), data: try data.map(readInput), strict: strict)
+      for warning in warnings { print("warning: \(warning)") }
+      print("\(name): valid")
+    }
+  }
+}
