@@ -56,6 +56,9 @@ let package = Package(
       name: "ReceiptRenderTests",
       dependencies: ["ReceiptTestSupport", "ReceiptRender", "ReceiptLayout", "ReceiptModel"]),
     .testTarget(
+      name: "ReceiptMarkupTests",
+      dependencies: ["ReceiptTestSupport", "ReceiptMarkup", "ReceiptModel", "ReceiptLayout", "ReceiptRender"]),
+    .testTarget(
       name: "ReceiptKitTests", dependencies: ["ReceiptTestSupport", "ReceiptKit", "ReceiptRender", "receipt"]),
   ],
   swiftLanguageModes: [.v6]

@@ -87,7 +87,25 @@ enum MarkupParser {
     }
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-      _ = stack.popLast()
+      // libxml2 (as Foundation drives it) recovers from mismatched tags; a template must not.
+      guard let open = stack.popLast(), open.name == name else {
+        let opened = stack.last.map { " (<\($0.name)> is open since \($0.location))" } ?? ""
+        fail(TemplateError(location, "</\(name)> does not close the open element\(opened); close tags in order"))
+        return
+      }
+    }
+
+    func parserDidEndDocument(_ parser: XMLParser) {
+      if let open = stack.last {
+        fail(TemplateError(open.location, "<\(open.name)> is never closed; add </\(open.name)>"))
+      }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+      let code = (parseError as NSError).code
+      fail(
+        TemplateError(
+          location, "malformed XML (libxml2 error \(code)); check that every tag is closed and & is written &amp;"))
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) { appendText(string) }

@@ -46,36 +46,34 @@ struct ValueFormatter {
     return text
   }
 
+  /// Numbers through Foundation's FormatStyle (swift-corelibs' NumberFormatter ignores fraction
+  /// digits for decimals).
   private func formatNumber(_ number: Double, style: String, argument: String?, at location: SourceLocation) throws
     -> String
   {
-    let f = NumberFormatter()
-    f.locale = locale
+    var digits: Int?
+    if style != "currency", let argument {
+      guard let d = Int(argument), (0...10).contains(d) else {
+        throw TemplateError(location, "\(style) takes a count of fraction digits (0…10), not '\(argument)'")
+      }
+      digits = d
+    }
     switch style {
     case "currency":
-      f.numberStyle = .currency
       guard let code = argument ?? defaultCurrency, code.count == 3, code.allSatisfy(\.isLetter) else {
         throw TemplateError(
           location,
           "currency needs an ISO 4217 code: write ${path | currency:EUR}, currency:$order.currency, or currency=\"EUR\" on <receipt>"
         )
       }
-      f.currencyCode = code.uppercased()
+      return number.formatted(.currency(code: code.uppercased()).locale(locale))
     case "percent":
-      f.numberStyle = .percent
-      if let digits = argument.flatMap(Int.init) {
-        (f.minimumFractionDigits, f.maximumFractionDigits) = (digits, digits)
-      }
+      let format = FloatingPointFormatStyle<Double>.Percent.percent.locale(locale)
+      return digits.map { number.formatted(format.precision(.fractionLength($0))) } ?? number.formatted(format)
     default:
-      f.numberStyle = .decimal
-      if let argument {
-        guard let digits = Int(argument), (0...10).contains(digits) else {
-          throw TemplateError(location, "number takes a count of fraction digits (0…10), not '\(argument)'")
-        }
-        (f.minimumFractionDigits, f.maximumFractionDigits) = (digits, digits)
-      }
+      let format = FloatingPointFormatStyle<Double>.number.locale(locale)
+      return digits.map { number.formatted(format.precision(.fractionLength($0))) } ?? number.formatted(format)
     }
-    return f.string(from: NSNumber(value: number)) ?? String(number)
   }
 
   private func formatDate(_ date: Date, style: String, argument: String?) -> String {
