@@ -60,6 +60,7 @@ extension TemplateRenderer {
     switch scope.value(at: path) {
     case .array(let a)?: items = a
     case nil, .null?:
+      if placeholders { return [] }
       if options.strict { throw TemplateError(node.location, "no array at $\(path) in the order data") }
       warnings.append("\(node.location): no array at $\(path); repeated nothing")
       return []

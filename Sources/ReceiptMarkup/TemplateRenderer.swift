@@ -42,6 +42,8 @@ extension TemplateLibrary {
     let order = try data.map { try JSONValue.parse($0) } ?? .object([:])
     let renderer = TemplateRenderer(
       library: self, order: order, options: TemplateOptions(strict: strict && data != nil))
+    // Without data, bindings get a neutral "0" so only the template itself is judged.
+    renderer.placeholders = data == nil
     return try renderer.render(name).warnings
   }
 }
@@ -64,6 +66,8 @@ final class TemplateRenderer {
   var rightToLeftLocale = false
   var iterations = 0
   var includeStack: [String] = []
+  /// Missing values bind "0" silently (validating a template without data).
+  var placeholders = false
 
   init(library: TemplateLibrary, order: JSONValue, options: TemplateOptions) {
     self.library = library
@@ -172,6 +176,7 @@ final class TemplateRenderer {
   func value(of binding: Binding, scope: Scope, at location: SourceLocation, isolate: Bool) throws -> String {
     let raw = scope.value(at: binding.path)
     let hasDefault = binding.formatters.contains { $0.name == "default" }
+    if placeholders, raw == nil || raw == .null { return "0" }  // formatter names were checked when parsed
     if raw == nil || raw == .null, !hasDefault {
       let message = "no value at $\(binding.path) in the order data"
       if options.strict {

@@ -66,6 +66,56 @@ import Testing
     #expect(refused.status == 65 && refused.stderr.contains("1-bit"))
   }
 
+  var templates: String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates")
+      .standardizedFileURL.path
+  }
+
+  @Test func rendersAnOrderThroughATemplate() throws {
+    let dir = try Tool.temporaryDirectory()
+    let out = dir.appendingPathComponent("r.pdf")
+    let result = try Tool.run(
+      receipt, ["render", "\(templates)/Examples/small.json", "--templates", templates, "-o", out.path, "--strict"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let text = try Tool.run("pdftotext", [out.path, "-"]).stdout
+    #expect(text.contains("Corner Café") && text.contains("$11.04") && text.contains("Thank you for your visit!"))
+    // Standard input, another template and locale.
+    let stdin = try Data(contentsOf: URL(fileURLWithPath: "\(templates)/Examples/small.json"))
+    let kitchen = try Tool.run(
+      receipt,
+      [
+        "render", "-", "--templates", templates, "--template", "kitchen", "--locale", "de_DE", "-o", "-", "--format",
+        "pdf",
+      ],
+      stdin: stdin)
+    #expect(kitchen.status == 0, "\(kitchen.stderr)")
+    let pdf = dir.appendingPathComponent("k.pdf")
+    try kitchen.output.write(to: pdf)
+    #expect(try Tool.run("pdftotext", [pdf.path, "-"]).stdout.contains("BESTELLUNG 1042"))
+  }
+
+  @Test func validateReportsFileLineAndColumn() throws {
+    let good = try Tool.run(receipt, ["validate", "receipt", "--templates", templates])
+    #expect(good.status == 0 && good.stdout.contains("receipt: valid"))
+    let dir = try Tool.temporaryDirectory()
+    try "<receipt>\n  <txt>hi</txt>\n</receipt>".write(
+      to: dir.appendingPathComponent("bad.xml"), atomically: true, encoding: .utf8)
+    let bad = try Tool.run(receipt, ["validate", "bad", "--templates", dir.path])
+    #expect(bad.status == 65)
+    #expect(bad.stderr.split(separator: "\n").count == 1)
+    #expect(bad.stderr.contains("bad.xml:2:") && bad.stderr.contains("did you mean '<text>'?"), "\(bad.stderr)")
+  }
+
+  @Test func missingDataWarnsOrFailsInStrictMode() throws {
+    let dir = try Tool.temporaryDirectory()
+    let order = dir.appendingPathComponent("o.json")
+    try #"{"number": "1"}"#.write(to: order, atomically: true, encoding: .utf8)
+    let lenient = try Tool.run(receipt, ["measure", order.path, "--templates", templates])
+    #expect(lenient.status == 0 && lenient.stderr.contains("warning:"))
+    let strict = try Tool.run(receipt, ["measure", order.path, "--templates", templates, "--strict"])
+    #expect(strict.status == 65 && strict.stderr.contains(".xml:"))
+  }
+
   @Test func measurePrintsJson() throws {
     let dir = try Tool.temporaryDirectory()
     let input = dir.appendingPathComponent("m.txt")
