@@ -5,14 +5,15 @@ OUT ?= out
 
 .PHONY: demo test setup setup-test build lint format release bench
 
-## Set up, build, and render the example receipt to out/note.pdf and out/note.png.
+## Set up, build, and render the example order through Templates/receipt.xml to out/.
 demo: setup
 	swift build -c release --product receipt
 	@mkdir -p $(OUT)
-	.build/release/receipt render Templates/Examples/note.txt -o $(OUT)/note.pdf
-	.build/release/receipt render Templates/Examples/note.txt -o $(OUT)/note.png
-	.build/release/receipt measure Templates/Examples/note.txt
-	@echo "The receipt PDF is at $(abspath $(OUT)/note.pdf), the 203-dpi print preview at $(abspath $(OUT)/note.png)"
+	.build/release/receipt render Templates/Examples/small.json -o $(OUT)/receipt.pdf
+	.build/release/receipt render Templates/Examples/small.json -o $(OUT)/receipt.png
+	.build/release/receipt render Templates/Examples/small.json -o $(OUT)/receipt.pwg
+	.build/release/receipt measure Templates/Examples/small.json
+	@echo "The receipt is at $(abspath $(OUT)/receipt.pdf) (PDF), $(abspath $(OUT)/receipt.png) (203-dpi print preview) and $(abspath $(OUT)/receipt.pwg) (PWG raster)"
 
 ## Set up (with test tools), check formatting, build, and run every test.
 test: setup-test lint
