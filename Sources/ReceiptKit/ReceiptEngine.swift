@@ -60,6 +60,8 @@ public final class ReceiptEngine: Sendable {
   public func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
     do {
       return try layoutEngine.layout(document)
+    } catch let error as LayoutError {
+      throw ReceiptError(error.isDataError ? .data : .layout, "\(error)")
     } catch {
       throw ReceiptError(.layout, "\(error)")
     }

@@ -68,9 +68,9 @@ struct BlockLayouter {
     case .row(let row):
       try placeRow(row, x: x, width: width, grid: nil)
     case .barcode(let barcode):
-      try placeBarcode(barcode, x: x, width: width, alignment: alignment)
+      try LayoutError.located(barcode.origin) { try placeBarcode(barcode, x: x, width: width, alignment: alignment) }
     case .image(let image):
-      try placeImage(image, x: x, width: width, alignment: alignment)
+      try LayoutError.located(image.origin) { try placeImage(image, x: x, width: width, alignment: alignment) }
     case .spacer(let spacer):
       y += spacer.length?.points ?? 0
     case .feed(let length):

@@ -14,6 +14,27 @@ public enum LayoutError: Error, Equatable, CustomStringConvertible, Sendable {
   case image(String)
   /// A block where it cannot be (a cut inside a row, a barcode wider than the paper…).
   case misplaced(String)
+  /// An error of a block that came from a template, with its file:line:column.
+  indirect case at(String, LayoutError)
+
+  /// Whether the input is at fault (barcode data, an image), not the machine (fonts, ICU).
+  public var isDataError: Bool {
+    switch self {
+    case .barcode, .image, .misplaced: return true
+    case .at(_, let inner): return inner.isDataError
+    default: return false
+    }
+  }
+
+  /// Runs `body`, prefixing its layout errors with `origin` (a template location) if there is one.
+  static func located<T>(_ origin: String?, _ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as LayoutError {
+      guard let origin else { throw error }
+      throw LayoutError.at(origin, error)
+    }
+  }
 
   public var description: String {
     switch self {
@@ -31,6 +52,8 @@ public enum LayoutError: Error, Equatable, CustomStringConvertible, Sendable {
       return "image: \(message)"
     case .misplaced(let message):
       return message
+    case .at(let origin, let error):
+      return "\(origin): \(error)"
     }
   }
 }

@@ -212,7 +212,8 @@ extension TemplateRenderer {
     let module = try a.number("module", in: 1...50).map(Int.init) ?? (qr ? 4 : 2)
     return Barcode(
       symbology, data: data, moduleDots: module, height: try a.length("height", resolution: resolution) ?? .mm(10),
-      humanReadable: try a.bool("hri") ?? true, alignment: try a.choice("align", TextAlignment.self) ?? .center)
+      humanReadable: try a.bool("hri") ?? true, alignment: try a.choice("align", TextAlignment.self) ?? .center,
+      origin: a.location.description)
   }
 
   private func image(_ a: Attributes) throws -> ImageBlock {
@@ -230,6 +231,6 @@ extension TemplateRenderer {
     return ImageBlock(
       data: data, width: try a.length("width", resolution: resolution),
       alignment: try a.choice("align", TextAlignment.self) ?? .center,
-      dither: try a.choice("dither", DitherMethod.self) ?? .floydSteinberg)
+      dither: try a.choice("dither", DitherMethod.self) ?? .floydSteinberg, origin: a.location.description)
   }
 }

@@ -18,10 +18,14 @@ public struct ImageBlock: Hashable, Sendable {
   public var width: Length?
   public var alignment: TextAlignment
   public var dither: DitherMethod
+  /// Where the block comes from (a template's file:line:column), for error messages.
+  public var origin: String?
   /// Creates an image block.
   public init(
-    data: Data, width: Length? = nil, alignment: TextAlignment = .center, dither: DitherMethod = .floydSteinberg
+    data: Data, width: Length? = nil, alignment: TextAlignment = .center, dither: DitherMethod = .floydSteinberg,
+    origin: String? = nil
   ) {
+    self.origin = origin
     self.data = data
     self.width = width
     self.alignment = alignment
@@ -53,11 +57,14 @@ public struct Barcode: Hashable, Sendable {
   /// Print the human-readable text under linear codes.
   public var humanReadable: Bool
   public var alignment: TextAlignment
+  /// Where the barcode comes from (a template's file:line:column), for error messages.
+  public var origin: String?
   /// Creates a barcode.
   public init(
     _ symbology: Symbology, data: String, moduleDots: Int = 2, height: Length = .mm(10),
-    humanReadable: Bool = true, alignment: TextAlignment = .center
+    humanReadable: Bool = true, alignment: TextAlignment = .center, origin: String? = nil
   ) {
+    self.origin = origin
     self.symbology = symbology
     self.data = data
     self.moduleDots = moduleDots

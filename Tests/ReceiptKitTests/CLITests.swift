@@ -106,6 +106,22 @@ import Testing
     #expect(bad.stderr.contains("bad.xml:2:") && bad.stderr.contains("did you mean '<text>'?"), "\(bad.stderr)")
   }
 
+  @Test func badBarcodeDataNamesTheTemplateLine() throws {
+    let dir = try Tool.temporaryDirectory()
+    try "<receipt><text>x</text>\n  <barcode type=\"ean13\" data=\"$code\"/></receipt>".write(
+      to: dir.appendingPathComponent("t.xml"), atomically: true, encoding: .utf8)
+    let order = dir.appendingPathComponent("o.json")
+    try #"{"code": "4006381333932"}"#.write(to: order, atomically: true, encoding: .utf8)
+    let result = try Tool.run(
+      receipt,
+      [
+        "render", order.path, "--templates", dir.path, "--template", "t", "-o",
+        dir.appendingPathComponent("x.pdf").path,
+      ])
+    #expect(result.status == 65)
+    #expect(result.stderr.contains("t.xml:2:") && result.stderr.contains("check digit"), "\(result.stderr)")
+  }
+
   @Test func missingDataWarnsOrFailsInStrictMode() throws {
     let dir = try Tool.temporaryDirectory()
     let order = dir.appendingPathComponent("o.json")
