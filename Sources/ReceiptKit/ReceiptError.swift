@@ -12,6 +12,10 @@ public struct ReceiptError: Error, CustomStringConvertible, Sendable {
     case render
     /// Writing the output.
     case output
+    /// The printer or CUPS is unavailable, unknown or not ready.
+    case printer
+    /// The print job ended without printing.
+    case job
   }
   public var stage: Stage
   /// One line: what failed, where, and how to fix it.

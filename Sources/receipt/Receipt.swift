@@ -11,11 +11,11 @@ struct Receipt: ParsableCommand {
       The page length of every receipt is its content height plus 1/8" margins: never scaled,
       cropped or split into Letter pages.
 
-      Exit codes: 0 ok, 64 usage, 65 bad input data, 66 input missing, 70 layout or render
-      failure, 73 cannot write output.
+      Exit codes: 0 ok, 64 usage, 65 bad input data, 66 input missing, 69 printer or CUPS
+      unavailable, 70 layout or render failure, 73 cannot write output, 75 print job not completed.
       """,
     version: "0.1.0",
-    subcommands: [Render.self, Measure.self, Validate.self, Versions.self]
+    subcommands: [Print.self, Render.self, Measure.self, Printers.self, Validate.self, Versions.self]
   )
 }
 
@@ -139,6 +139,8 @@ func reportingErrors(_ body: () throws -> Void) throws {
     case .data: throw ExitCode(65)
     case .layout, .render: throw ExitCode(70)
     case .output: throw ExitCode(73)
+    case .printer: throw ExitCode(69)
+    case .job: throw ExitCode(75)
     }
   }
 }

@@ -40,19 +40,22 @@ import Testing
       try PNGWriter().encode(page, dpi: 203).write(to: url)
       let png = try Tool.decodePNG(url)
       #expect(png.width == page.width && png.height == page.height && png.bits == 1)
-      #expect(png.data == page.data, "PNG page \(i) differs from the raster")
+      let samePNG = png.data == page.data
+      #expect(samePNG, "PNG page \(i) differs from the raster")
       #expect(page.blackCount > 1000)
     }
     for mode in [PWGRasterWriter.Mode.pwg, .cups] {
       let stream = try PWGRasterWriter(mode: mode).encode(pages, setup: laidOut.pageSetup)
       let read = try RasterStreamReader.read(stream)
-      #expect(read.map(\.image) == pages, "\(mode) raster differs")
+      let same = read.map(\.image) == pages
+      #expect(same, "\(mode) raster differs")
     }
     let escpos = try ESCPOSDecoder.decode(ESCPOSEncoder().encode(pages, receipt: laidOut))
     let columns = RasterRenderer.printableColumns(pageWidth: pages[0].width, setup: laidOut.pageSetup)
     #expect(columns.count == 576)
     #expect(escpos.initialized)
-    #expect(escpos.pages == pages.map { $0.cropped(x: columns.lowerBound, width: columns.count) })
+    let sameESCPOS = escpos.pages == pages.map { $0.cropped(x: columns.lowerBound, width: columns.count) }
+    #expect(sameESCPOS, "ESC/POS differs from the printable columns")
     #expect(escpos.cuts == [.full, .partial])
     #expect(escpos.drawerKicks.map(\.page) == [0] && escpos.drawerKicks.map(\.pin) == [.pin2])
     // Nothing is drawn outside the printable columns, so ESC/POS loses no dot.
@@ -83,10 +86,12 @@ import Testing
     let url = try Tool.temporaryDirectory().appendingPathComponent("g.png")
     try PNGWriter().encode(pages[0], dpi: 203).write(to: url)
     let png = try Tool.decodePNG(url)
-    #expect(png.bits == 8 && png.data == pages[0].data)
+    let sameGray = png.bits == 8 && png.data == pages[0].data
+    #expect(sameGray, "gray PNG differs from the raster")
     let read = try RasterStreamReader.read(try PWGRasterWriter().encode(pages, setup: laidOut.pageSetup))
     #expect(read[0].header.colorSpace == 18 && read[0].header.bitsPerPixel == 8)  // sgray_8: CUPS_CSPACE_SW
-    #expect(read.map(\.image) == pages)
+    let sameRead = read.map(\.image) == pages
+    #expect(sameRead, "sgray_8 PWG differs")
     // Anti-aliased: there are intermediate grays, unlike the 1-bit page.
     #expect(pages[0].data.contains { $0 > 20 && $0 < 235 })
   }

@@ -12,8 +12,15 @@ public enum Tool {
 
   /// Runs a program (looked up in PATH unless absolute) and waits for it.
   @discardableResult
-  public static func run(_ program: String, _ arguments: [String], stdin: Data? = nil) throws -> Result {
+  public static func run(
+    _ program: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+  )
+    throws -> Result
+  {
     let process = Process()
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    }
     process.executableURL =
       program.hasPrefix("/") ? URL(fileURLWithPath: program) : URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = program.hasPrefix("/") ? arguments : [program] + arguments

@@ -1,0 +1,110 @@
+import Foundation
+import ReceiptLayout
+import ReceiptPrint
+import ReceiptRender
+
+/// What to print where.
+public struct PrintRequest: Sendable {
+  /// A CUPS queue name, `socket://host[:port]`, or nil for the default queue.
+  public var printer: String?
+  public var copies: Int
+  /// Follow the job until CUPS reports it completed (or stopped, canceled, aborted).
+  public var wait: Bool
+  /// The CUPS server ("host:port"); nil for the default (CUPS_SERVER, client.conf).
+  public var server: String?
+
+  /// Creates a request.
+  public init(printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil) {
+    self.printer = printer
+    self.copies = copies
+    self.wait = wait
+    self.server = server
+  }
+}
+
+/// What happened to a print.
+public struct PrintResult: Sendable {
+  /// The CUPS job id (nil for socket printers).
+  public var jobID: Int?
+  public var printer: String
+  public var path: PrintPath
+  /// The job name, which carries the receipt id.
+  public var jobName: String
+  /// The final job status when waited for.
+  public var status: JobStatus?
+  public var pages: [PageMeasurement]
+}
+
+extension ReceiptEngine {
+  /// Printers known to CUPS, with what receipt will send to each.
+  public func printers(server: String? = nil) throws -> [PrinterQueue] {
+    do {
+      return try CUPSClient(server: server).queues()
+    } catch let error as PrintError {
+      throw ReceiptError(.printer, "\(error)")
+    }
+  }
+
+  /// Lays out, renders for the printer's path and resolution, and sends the receipt.
+  public func print(_ document: ReceiptDocument, request: PrintRequest) throws -> PrintResult {
+    guard (1...99).contains(request.copies) else { throw ReceiptError(.data, "copies must be between 1 and 99") }
+    let receiptID = String(UUID().uuidString.prefix(8)).lowercased()
+    let jobName = "receipt-\(receiptID) \(document.title)"
+    do {
+      if let uri = request.printer, let socket = SocketPrinter(uri: uri) {
+        let (bytes, pages) = try render(document, path: .escpos, copies: request.copies)
+        try socket.send(bytes)
+        return PrintResult(jobID: nil, printer: uri, path: .escpos, jobName: jobName, status: nil, pages: pages)
+      }
+      let client = CUPSClient(server: request.server)
+      let queue = try request.printer.map { try client.queue(named: $0) } ?? client.defaultQueue()
+      if queue.state == "stopped" {
+        let reason = ([queue.stateMessage] + queue.stateReasons).filter { !$0.isEmpty }.joined(separator: ", ")
+        throw PrintError.printerNotReady(
+          queue.name, reason: reason.isEmpty ? "the queue is stopped" : "stopped (\(reason))")
+      }
+      var document = document
+      if queue.path != .escpos, let dpi = queue.preferredResolution {
+        document.pageSetup.resolution = Resolution(dpi: dpi)
+      }
+      let (bytes, pages) = try render(document, path: queue.path, copies: request.copies)
+      let id = try client.submit(bytes, format: queue.path.mimeType, to: queue, jobName: jobName)
+      var result = PrintResult(
+        jobID: id, printer: queue.name, path: queue.path, jobName: jobName, status: nil, pages: pages)
+      if request.wait {
+        let status = try client.wait(forJob: id, on: queue.name)
+        result.status = status
+        guard status.state == "completed" else {
+          let reason = ([status.message] + status.reasons).filter { !$0.isEmpty }.joined(separator: ", ")
+          throw PrintError.jobFailed(id: id, state: status.state, reason: reason.isEmpty ? "no reason given" : reason)
+        }
+      }
+      return result
+    } catch let error as PrintError {
+      if case .jobFailed = error { throw ReceiptError(.job, "\(error)") }
+      throw ReceiptError(.printer, "\(error)")
+    }
+  }
+
+  /// The document bytes for a path, all copies included (pages repeated), and the page sizes.
+  private func render(_ document: ReceiptDocument, path: PrintPath, copies: Int) throws -> (Data, [PageMeasurement]) {
+    let laidOut = try layout(document)
+    let measurements = laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }
+    do {
+      let pages = try RasterRenderer().render(laidOut)
+      let allPages = Array(repeating: pages, count: copies).flatMap { $0 }
+      switch path {
+      case .pwgRaster:
+        return (try PWGRasterWriter(mode: .pwg).encode(allPages, setup: document.pageSetup), measurements)
+      case .cupsRaster:
+        return (try PWGRasterWriter(mode: .cups).encode(allPages, setup: document.pageSetup), measurements)
+      case .escpos:
+        var copiesOf = laidOut
+        copiesOf.pages = Array(repeating: laidOut.pages, count: copies).flatMap { $0 }
+        return (ESCPOSEncoder().encode(allPages, receipt: copiesOf), measurements)
+      }
+    } catch {
+      throw ReceiptError(.render, "\(error)")
+    }
+  }
+}

@@ -1,0 +1,195 @@
+internal import CCups
+import Foundation
+
+/// Talks to cupsd through libcups: lists queues with their capabilities, streams jobs
+/// (cupsCreateJob / cupsStartDocument / cupsWriteRequestData / cupsFinishDocument) and follows
+/// them to a final state.
+public struct CUPSClient: Sendable {
+  /// Uses `server` ("host:port" or a socket path) instead of the default (CUPS_SERVER, client.conf).
+  public init(server: String? = nil) {
+    if let server { cupsSetServer(server) }
+  }
+
+  /// The server libcups talks to.
+  public var server: String { String(cString: cupsServer()) }
+
+  /// Every queue, with state and capabilities.
+  public func queues() throws -> [PrinterQueue] {
+    var dests: UnsafeMutablePointer<cups_dest_t>?
+    let count = cupsGetDests2(nil, &dests)
+    defer { cupsFreeDests(count, dests) }
+    if count == 0, cupsLastError().rawValue >= IPP_STATUS_ERROR_BAD_REQUEST.rawValue {
+      throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
+    }
+    var names: [(String, Bool)] = []
+    for i in 0..<Int(count) {
+      let dest = dests![i]
+      if dest.instance == nil { names.append((String(cString: dest.name), dest.is_default != 0)) }
+    }
+    return try names.map { try queue($0.0, isDefault: $0.1) }
+  }
+
+  /// One queue by name.
+  public func queue(named name: String) throws -> PrinterQueue {
+    let all = try queues()
+    guard let queue = all.first(where: { $0.name == name }) else {
+      throw PrintError.unknownPrinter(name, known: all.map(\.name))
+    }
+    return queue
+  }
+
+  /// The default queue.
+  public func defaultQueue() throws -> PrinterQueue {
+    guard let queue = try queues().first(where: \.isDefault) else { throw PrintError.noDefaultPrinter }
+    return queue
+  }
+
+  private func printerURI(_ name: String) -> String { "ipp://localhost/printers/\(name)" }
+
+  private func queue(_ name: String, isDefault: Bool) throws -> PrinterQueue {
+    let request = ippNewRequest(IPP_OP_GET_PRINTER_ATTRIBUTES)
+    ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI(name))
+    let wanted = [
+      "printer-state", "printer-state-reasons", "printer-state-message", "printer-is-accepting-jobs",
+      "printer-make-and-model", "device-uri", "document-format-supported", "pwg-raster-document-resolution-supported",
+      "printer-resolution-supported", "media-supported",
+    ]
+    withCStrings(wanted) {
+      ippAddStrings(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(wanted.count), nil, $0)
+    }
+    guard let response = cupsDoRequest(nil, request, "/") else {
+      throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
+    }
+    defer { ippDelete(response) }
+    let states = [3: "idle", 4: "processing", 5: "stopped"]
+    let formats = strings(response, "document-format-supported")
+    var resolutions = self.resolutions(response, "pwg-raster-document-resolution-supported")
+    if resolutions.isEmpty { resolutions = self.resolutions(response, "printer-resolution-supported") }
+    return PrinterQueue(
+      name: name, isDefault: isDefault, state: states[integer(response, "printer-state") ?? 3] ?? "unknown",
+      acceptingJobs: integer(response, "printer-is-accepting-jobs") != 0,
+      stateReasons: strings(response, "printer-state-reasons").filter { $0 != "none" },
+      stateMessage: strings(response, "printer-state-message").first ?? "",
+      makeAndModel: strings(response, "printer-make-and-model").first ?? "",
+      deviceURI: strings(response, "device-uri").first ?? "", formats: formats, resolutions: resolutions,
+      media: strings(response, "media-supported"), path: path(ofQueue: name, formats: formats))
+  }
+
+  /// The path from the queue's PPD: cupsd lists every format cups-filters can convert, so the
+  /// list alone does not tell. A PWG pass-through filter means IPP Everywhere (PWG raster); a
+  /// filter taking CUPS raster means a driver queue; no PPD means a raw queue (ESC/POS).
+  private func path(ofQueue name: String, formats: [String]) -> PrintPath {
+    var buffer = [CChar](repeating: 0, count: 1024)
+    var modified: time_t = 0
+    let status = cupsGetPPD3(nil, name, &modified, &buffer, buffer.count)
+    guard status == HTTP_STATUS_OK else { return .escpos }  // no PPD: a raw queue
+    let file = String(cString: buffer)
+    defer { unlink(file) }
+    guard let ppd = try? String(contentsOfFile: file, encoding: .isoLatin1) else {
+      return PrinterQueue.path(for: formats)
+    }
+    let filters = ppd.split(separator: "\n").filter { $0.hasPrefix("*cupsFilter") }
+    if filters.contains(where: { $0.contains("\"image/pwg-raster ") }) { return .pwgRaster }
+    if filters.contains(where: { $0.contains("\"application/vnd.cups-raster ") }) { return .cupsRaster }
+    return PrinterQueue.path(for: formats)
+  }
+
+  /// Sends one document as a job; returns the CUPS job id. The job name carries the receipt id.
+  public func submit(
+    _ document: Data, format: String, to queue: PrinterQueue, jobName: String, options: [String: String] = [:]
+  )
+    throws -> Int
+  {
+    guard queue.acceptingJobs else { throw PrintError.printerNotReady(queue.name, reason: "it is not accepting jobs") }
+    var numOptions: Int32 = 0
+    var cupsOptions: UnsafeMutablePointer<cups_option_t>?
+    for (key, value) in options.sorted(by: { $0.key < $1.key }) {
+      numOptions = cupsAddOption(key, value, numOptions, &cupsOptions)
+    }
+    defer { cupsFreeOptions(numOptions, cupsOptions) }
+    let id = cupsCreateJob(nil, queue.name, jobName, numOptions, cupsOptions)
+    guard id > 0 else { throw PrintError.rejected(String(cString: cupsLastErrorString())) }
+    guard cupsStartDocument(nil, queue.name, id, jobName, format, 1) == HTTP_STATUS_CONTINUE else {
+      throw PrintError.rejected(String(cString: cupsLastErrorString()))
+    }
+    let status = document.withUnsafeBytes { bytes in
+      cupsWriteRequestData(nil, bytes.bindMemory(to: CChar.self).baseAddress, bytes.count)
+    }
+    guard status == HTTP_STATUS_CONTINUE else {
+      throw PrintError.rejected("sending the document failed (HTTP \(status.rawValue))")
+    }
+    guard cupsFinishDocument(nil, queue.name).rawValue < IPP_STATUS_REDIRECTION_OTHER_SITE.rawValue else {
+      throw PrintError.rejected(String(cString: cupsLastErrorString()))
+    }
+    return Int(id)
+  }
+
+  /// The job's current state and reasons.
+  public func status(ofJob id: Int, on queue: String) throws -> JobStatus {
+    let request = ippNewRequest(IPP_OP_GET_JOB_ATTRIBUTES)
+    ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI(queue))
+    ippAddInteger(request, IPP_TAG_OPERATION, IPP_TAG_INTEGER, "job-id", Int32(id))
+    guard let response = cupsDoRequest(nil, request, "/") else {
+      throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
+    }
+    defer { ippDelete(response) }
+    let states = [3: "pending", 4: "held", 5: "processing", 6: "stopped", 7: "canceled", 8: "aborted", 9: "completed"]
+    return JobStatus(
+      id: id, state: states[integer(response, "job-state") ?? 0] ?? "unknown",
+      reasons: strings(response, "job-state-reasons").filter { $0 != "none" },
+      message: strings(response, "job-printer-state-message").first ?? "")
+  }
+
+  /// Polls a job until it is completed, stopped, canceled or aborted (or `timeout` passes, or
+  /// the printer stops: a stopped queue holds jobs forever).
+  public func wait(forJob id: Int, on queue: String, timeout: Duration = .seconds(120)) throws -> JobStatus {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while true {
+      let status = try self.status(ofJob: id, on: queue)
+      if status.isFinal { return status }
+      let printer = try self.queue(named: queue)
+      if printer.state == "stopped" {
+        let reason = ([printer.stateMessage] + printer.stateReasons).filter { !$0.isEmpty }.joined(separator: ", ")
+        return JobStatus(
+          id: id, state: "stopped", reasons: printer.stateReasons, message: reason.isEmpty ? "printer stopped" : reason)
+      }
+      guard clock.now < deadline else {
+        return JobStatus(
+          id: id, state: status.state, reasons: status.reasons + ["timed-out"], message: "not finished after \(timeout)"
+        )
+      }
+      Thread.sleep(forTimeInterval: 0.2)
+    }
+  }
+
+  // MARK: - IPP attribute helpers
+
+  private func strings(_ response: OpaquePointer, _ name: String) -> [String] {
+    guard let attr = ippFindAttribute(response, name, IPP_TAG_ZERO) else { return [] }
+    return (0..<ippGetCount(attr)).compactMap { ippGetString(attr, $0, nil).map { String(cString: $0) } }
+  }
+
+  private func integer(_ response: OpaquePointer, _ name: String) -> Int? {
+    guard let attr = ippFindAttribute(response, name, IPP_TAG_ZERO) else { return nil }
+    if ippGetValueTag(attr) == IPP_TAG_BOOLEAN { return Int(ippGetBoolean(attr, 0)) }
+    return Int(ippGetInteger(attr, 0))
+  }
+
+  private func resolutions(_ response: OpaquePointer, _ name: String) -> [Int] {
+    guard let attr = ippFindAttribute(response, name, IPP_TAG_RESOLUTION) else { return [] }
+    return (0..<ippGetCount(attr)).map { i in
+      var y: Int32 = 0
+      var units = IPP_RES_PER_INCH
+      let x = ippGetResolution(attr, i, &y, &units)
+      return units == IPP_RES_PER_CM ? Int((Double(x) * 2.54).rounded()) : Int(x)
+    }
+  }
+}
+
+/// Passes Swift strings as a C `const char *const *` array.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+  let pointers = strings.map { UnsafePointer(strdup($0)) }
+  defer { pointers.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
+  return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

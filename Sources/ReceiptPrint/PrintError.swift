@@ -1,0 +1,37 @@
+/// Printing failures, each with what happened and what to do.
+public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
+  /// cupsd cannot be reached.
+  case serverUnavailable(server: String, reason: String)
+  /// No such queue.
+  case unknownPrinter(String, known: [String])
+  /// No printer given and no default set.
+  case noDefaultPrinter
+  /// The queue is stopped or rejects jobs.
+  case printerNotReady(String, reason: String)
+  /// cupsd refused the job or the document.
+  case rejected(String)
+  /// The job ended without printing (stopped, canceled, aborted) or did not finish in time.
+  case jobFailed(id: Int, state: String, reason: String)
+  /// A raw socket printer failed.
+  case socket(String)
+
+  public var description: String {
+    switch self {
+    case .serverUnavailable(let server, let reason):
+      return "cannot reach the CUPS server at \(server): \(reason); is cupsd running (systemctl start cups)?"
+    case .unknownPrinter(let name, let known):
+      let list = known.isEmpty ? "no printers are set up (lpadmin)" : "printers: \(known.joined(separator: ", "))"
+      return "no printer named '\(name)'; \(list)"
+    case .noDefaultPrinter:
+      return "no printer given and no default printer set; use --printer NAME or lpoptions -d NAME"
+    case .printerNotReady(let name, let reason):
+      return "printer '\(name)' is not ready: \(reason); check it and run cupsenable \(name)"
+    case .rejected(let reason):
+      return "CUPS rejected the job: \(reason)"
+    case .jobFailed(let id, let state, let reason):
+      return "job \(id) \(state): \(reason)"
+    case .socket(let message):
+      return message
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A raw TCP printer (`socket://host:9100`, the JetDirect/AppSocket port of ESC/POS printers).
+public struct SocketPrinter: Sendable {
+  public var host: String
+  public var port: UInt16
+
+  /// Parses `socket://host[:port]` (default port 9100).
+  public init?(uri: String) {
+    guard uri.hasPrefix("socket://") else { return nil }
+    let rest = uri.dropFirst("socket://".count).split(separator: "/").first.map(String.init) ?? ""
+    let parts = rest.split(separator: ":")
+    guard let host = parts.first.map(String.init), !host.isEmpty else { return nil }
+    self.host = host
+    if parts.count > 1 {
+      guard let port = UInt16(parts[1]) else { return nil }
+      self.port = port
+    } else {
+      self.port = 9100
+    }
+  }
+
+  /// Connects, sends every byte and closes (with a connection timeout).
+  public func send(_ data: Data, timeout: TimeInterval = 10) throws {
+    var hints = addrinfo()
+    hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+    var info: UnsafeMutablePointer<addrinfo>?
+    guard getaddrinfo(host, String(port), &hints, &info) == 0, let first = info else {
+      throw PrintError.socket("cannot resolve printer host \(host)")
+    }
+    defer { freeaddrinfo(info) }
+    let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
+    guard fd >= 0 else { throw PrintError.socket("cannot open a socket: \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+      throw PrintError.socket("cannot connect to printer \(host):\(port): \(String(cString: strerror(errno)))")
+    }
+    try data.withUnsafeBytes { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let n = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+        guard n > 0 else {
+          throw PrintError.socket("printer \(host):\(port) stopped taking data: \(String(cString: strerror(errno)))")
+        }
+        offset += n
+      }
+    }
+  }
+}

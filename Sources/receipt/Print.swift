@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import ReceiptKit
+
+struct Print: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print a receipt at exactly its cut length.",
+    discussion: """
+      Sends PWG raster to IPP Everywhere queues, CUPS raster to driver queues and ESC/POS to raw
+      queues or socket://host:9100 printers, never scaled, cropped or split. Prints the job id.
+      Examples:
+        receipt print Templates/Examples/small.json --printer Roll80 --wait
+        receipt print order.json --template kitchen --printer socket://10.0.0.42:9100
+      """
+  )
+
+  @Argument(help: "The input: order JSON (bound into a template; - for stdin) or a UTF-8 text file.")
+  var input: String
+
+  @Option(help: "CUPS queue, or socket://host[:port] for a raw ESC/POS printer (default: the CUPS default).")
+  var printer: String?
+
+  @Option(help: "Number of copies (1…99).")
+  var copies: Int = 1
+
+  @Flag(help: "Wait until CUPS reports the job completed; exit 75 if it stops, is canceled or aborted.")
+  var wait = false
+
+  @OptionGroup var template: TemplateChoice
+  @OptionGroup var page: PageOptions
+
+  func run() throws {
+    try reportingErrors {
+      let engine = try ReceiptEngine()
+      let document = try page.document(input, engine: engine, template: template)
+      let result = try engine.print(document, request: PrintRequest(printer: printer, copies: copies, wait: wait))
+      let length = result.pages.map { String(format: "%.1f mm", $0.cutLengthMillimetres) }.joined(separator: ", ")
+      if let id = result.jobID {
+        print("\(result.printer)-\(id) (\(result.path.rawValue), \(length))\(wait ? " completed" : "")")
+      } else {
+        print("sent to \(result.printer) (\(result.path.rawValue), \(length))")
+      }
+    }
+  }
+}
+
+struct Printers: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "List CUPS printers with state, formats, media, resolutions and the path receipt uses.",
+    discussion: "Example: receipt printers --json"
+  )
+
+  @Flag(help: "Print JSON.")
+  var json = false
+
+  func run() throws {
+    try reportingErrors {
+      let queues = try ReceiptEngine().printers()
+      if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(queues), as: UTF8.self))
+        return
+      }
+      if queues.isEmpty { print("no printers (add one with lpadmin)") }
+      for q in queues {
+        print(
+          "\(q.name)\(q.isDefault ? " (default)" : ""): \(q.state)\(q.acceptingJobs ? "" : ", rejecting jobs")"
+            + (q.stateReasons.isEmpty ? "" : " [\(q.stateReasons.joined(separator: ", "))]"))
+        print("  path: \(q.path.rawValue)   device: \(q.deviceURI)   model: \(q.makeAndModel)")
+        print("  formats: \(q.formats.joined(separator: ", "))")
+        if !q.resolutions.isEmpty {
+          print("  resolutions: \(q.resolutions.map { "\($0)dpi" }.joined(separator: ", "))")
+        }
+        if !q.media.isEmpty { print("  media: \(q.media.joined(separator: ", "))") }
+      }
+    }
+  }
+}

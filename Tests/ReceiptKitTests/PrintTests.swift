@@ -1,0 +1,123 @@
+import Foundation
+import ReceiptRender
+import ReceiptTestSupport
+import Testing
+
+/// `receipt print` against a real cupsd and a real IPP printer (ippeveprinter), a PPD raster
+/// queue and a raw socket queue, all on loopback.
+@Suite(.serialized) struct PrintTests {
+  var receipt: String { Tool.productsDirectory.appendingPathComponent("receipt").path }
+  var templates: String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates")
+      .standardizedFileURL.path
+  }
+  var small: String { "\(templates)/Examples/small.json" }
+
+  func run(_ rig: PrintRig, _ arguments: [String]) throws -> Tool.Result {
+    let extra = arguments.first == "printers" ? [] : ["--templates", templates]
+    return try Tool.run(receipt, arguments + extra, environment: ["CUPS_SERVER": rig.server])
+  }
+
+  /// Our own PWG render of the example, for comparison.
+  func reference(_ format: String, _ extra: [String] = []) throws -> Data {
+    let out = try Tool.temporaryDirectory().appendingPathComponent("ref.\(format)")
+    let result = try Tool.run(receipt, ["render", small, "--templates", templates, "-o", out.path] + extra)
+    #expect(result.status == 0)
+    return try Data(contentsOf: out)
+  }
+
+  @Test func printsToAnIPPEverywherePrinterAtTheExactLength() throws {
+    let rig = try PrintRig.get()
+    let before = Set(try FileManager.default.contentsOfDirectory(atPath: rig.spool.path))
+    let result = try run(rig, ["print", small, "--printer", "roll", "--wait"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(
+      result.stdout.contains("roll-") && result.stdout.contains("completed") && result.stdout.contains("pwg-raster"))
+    let received = try FileManager.default.contentsOfDirectory(atPath: rig.spool.path).filter {
+      !before.contains($0) && $0.hasSuffix(".pwg")
+    }
+    try #require(received.count == 1, "\(received)")
+    #expect(received[0].contains("receipt-"), "the job name carries the receipt id")
+    let pages = try RasterStreamReader.read(Data(contentsOf: rig.spool.appendingPathComponent(received[0])))
+    let measure = try Tool.run(receipt, ["measure", small, "--templates", templates, "--json"])
+    let dots = (try JSONSerialization.jsonObject(with: measure.output) as! [[String: Any]])[0]["cutLengthDots"] as! Int
+    try #require(pages.count == 1)
+    #expect(abs(pages[0].header.height - dots) <= 1)
+    #expect(pages[0].header.width == 8000 * 203 / 2540)
+    let same = pages[0].image == (try RasterStreamReader.read(try reference("pwg")))[0].image
+    #expect(same, "the printer received our own PWG render")
+  }
+
+  @Test func aPPDRasterQueueGetsCUPSRasterOfTheExactLength() throws {
+    let rig = try PrintRig.get()
+    let result = try run(rig, ["print", small, "--printer", "thermal", "--wait"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("cups-raster"))
+    let pages = try RasterStreamReader.read(Data(contentsOf: rig.thermalOutput))
+    try #require(pages.count == 1)
+    let expected = try RasterStreamReader.read(try reference("ras"))[0]
+    #expect(pages[0].header.height == expected.header.height, "not Letter/A4, not scaled")
+    #expect(pages[0].header.pageSize.length < 400)
+    let same = pages[0].image == expected.image
+    #expect(same, "the driver received our own CUPS raster render")
+  }
+
+  @Test func aRawQueueGetsESCPOSAndTwoCopiesAreTwoReceipts() throws {
+    let rig = try PrintRig.get()
+    let index = rig.rawListener.count
+    let result = try run(rig, ["print", small, "--printer", "raw", "--copies", "2", "--wait"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("escpos"))
+    let bytes = try #require(rig.rawListener.connection(index))
+    let decoded = try ESCPOSDecoder.decode(bytes)
+    let single = try ESCPOSDecoder.decode(try reference("escpos"))
+    #expect(decoded.pages.count == 2)
+    #expect(decoded.cuts == [.partial, .partial])
+    let same = decoded.pages == single.pages + single.pages
+    #expect(same, "the printer received our ESC/POS render twice")
+  }
+
+  @Test func aSocketPrinterGetsESCPOSDirectly() throws {
+    let rig = try PrintRig.get()
+    let index = rig.rawListener.count
+    let result = try run(rig, ["print", small, "--printer", "socket://127.0.0.1:\(rig.rawListener.port)"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let bytes = try #require(rig.rawListener.connection(index))
+    let same = try ESCPOSDecoder.decode(bytes) == ESCPOSDecoder.decode(try reference("escpos"))
+    #expect(same, "the socket printer received our ESC/POS render")
+  }
+
+  @Test func printersListsQueuesWithTheirPaths() throws {
+    let rig = try PrintRig.get()
+    let result = try run(rig, ["printers", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let queues = try JSONSerialization.jsonObject(with: result.output) as! [[String: Any]]
+    let paths = Dictionary(uniqueKeysWithValues: queues.map { ($0["name"] as! String, $0["path"] as! String) })
+    #expect(paths["roll"] == "pwg-raster")
+    #expect(paths["thermal"] == "cups-raster")
+    #expect(paths["raw"] == "escpos")
+    let roll = queues.first { $0["name"] as? String == "roll" }!
+    #expect((roll["resolutions"] as! [Int]).contains(203))
+    #expect((roll["media"] as! [String]).contains { $0.hasPrefix("custom_max_80x") })
+  }
+
+  @Test func errorsAreClearWithTheRightExitCode() throws {
+    let rig = try PrintRig.get()
+    let unknown = try run(rig, ["print", small, "--printer", "nope"])
+    #expect(
+      unknown.status == 69 && unknown.stderr.contains("no printer named 'nope'") && unknown.stderr.contains("roll"))
+    #expect(unknown.stderr.split(separator: "\n").count == 1)
+
+    let dead = try Tool.run(
+      receipt, ["print", small, "--printer", "roll", "--templates", templates],
+      environment: ["CUPS_SERVER": "127.0.0.1:1"])
+    #expect(dead.status == 69 && dead.stderr.contains("cannot reach the CUPS server"), "\(dead.stderr)")
+
+    try rig.cupsTool("/usr/sbin/cupsdisable", ["-r", "out of paper", "thermal"])
+    defer { try? rig.cupsTool("/usr/sbin/cupsenable", ["thermal"]) }
+    let stopped = try run(rig, ["print", small, "--printer", "thermal", "--wait"])
+    #expect(
+      stopped.status == 69 && stopped.stderr.contains("not ready") && stopped.stderr.contains("out of paper"),
+      "\(stopped.stderr)")
+  }
+}

@@ -1,0 +1,369 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A real print stack on loopback for the tests: dbus + avahi (ippeveprinter needs DNS-SD), an
+/// `ippeveprinter` describing an 80 mm roll at 203 dpi, and a private `cupsd` (own config, own
+/// port, `User lp`) with three queues: `roll` (IPP Everywhere to the ippeveprinter), `thermal`
+/// (a PPD raster queue whose `file:` device captures what a driver would receive) and `raw`
+/// (a raw queue to a loopback socket, like an ESC/POS printer). Started once per test process;
+/// every process it starts is terminated at exit.
+public final class PrintRig: @unchecked Sendable {
+  public let server: String
+  public let spool: URL
+  public let thermalOutput: URL
+  public let rawListener: SocketListener
+  public let directory: URL
+
+  nonisolated(unsafe) private static var started: [Process] = []
+  private static let lock = NSLock()
+  nonisolated(unsafe) private static var shared: Result<PrintRig, Error>?
+
+  /// The rig, started on first use.
+  public static func get() throws -> PrintRig {
+    lock.lock()
+    defer { lock.unlock() }
+    if let shared { return try shared.get() }
+    let result = Result { try PrintRig() }
+    shared = result
+    atexit { PrintRig.stopAll() }
+    return try result.get()
+  }
+
+  private static func stopAll() {
+    for p in started where p.isRunning { p.terminate() }
+  }
+
+  private init() throws {
+    // Directories of earlier test runs whose process is gone.
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []
+    where name.hasPrefix("receipt-rig-") {
+      if let pid = Int32(name.dropFirst("receipt-rig-".count)), kill(pid, 0) != 0 {
+        try? FileManager.default.removeItem(atPath: "/tmp/\(name)")
+      }
+    }
+    directory = URL(fileURLWithPath: "/tmp/receipt-rig-\(getpid())")
+    try? FileManager.default.removeItem(at: directory)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try Self.startDNSSD()
+    spool = directory.appendingPathComponent("ipp-spool")
+    try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
+    let ippPort = try Self.freePort()
+    let conf = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("roll80.conf")
+    try Self.launch(
+      "/usr/sbin/ippeveprinter",
+      [
+        "-r", "off", "-p", "\(ippPort)", "-a", conf.path, "-k", "-d", spool.path, "-c", "/bin/true",
+        "Roll80-\(getpid())",
+      ],
+      log: directory.appendingPathComponent("ippeveprinter.log"))
+    try Self.waitForPort(ippPort)
+
+    let cupsPort = try Self.freePort()
+    server = "127.0.0.1:\(cupsPort)"
+    let cups = directory.appendingPathComponent("cups")
+    for sub in ["spool", "cache", "state", "log", "temp", "ppd", "out"] {
+      try FileManager.default.createDirectory(at: cups.appendingPathComponent(sub), withIntermediateDirectories: true)
+    }
+    try Self.run("/bin/chmod", ["755", directory.path])
+    try Self.run("/bin/chown", ["-R", "lp", cups.path])
+    try """
+    Listen 127.0.0.1:\(cupsPort)
+    LogLevel warn
+    WebInterface No
+    Browsing Off
+    DefaultAuthType None
+    <Location />
+      Order allow,deny
+      Allow all
+    </Location>
+    <Location /admin>
+      Order allow,deny
+      Allow all
+    </Location>
+    <Policy default>
+      <Limit All>
+        Order deny,allow
+      </Limit>
+    </Policy>
+    """.write(to: cups.appendingPathComponent("cupsd.conf"), atomically: true, encoding: .utf8)
+    try """
+    ServerRoot \(cups.path)
+    RequestRoot \(cups.path)/spool
+    CacheDir \(cups.path)/cache
+    StateDir \(cups.path)/state
+    TempDir \(cups.path)/temp
+    ErrorLog \(cups.path)/log/error_log
+    AccessLog \(cups.path)/log/access_log
+    PageLog \(cups.path)/log/page_log
+    FileDevice Yes
+    User lp
+    Group lp
+    """.write(to: cups.appendingPathComponent("cups-files.conf"), atomically: true, encoding: .utf8)
+    try Self.launch(
+      "/usr/sbin/cupsd",
+      [
+        "-f", "-c", cups.appendingPathComponent("cupsd.conf").path, "-s",
+        cups.appendingPathComponent("cups-files.conf").path,
+      ],
+      log: directory.appendingPathComponent("cupsd.out"))
+    try Self.waitForPort(cupsPort)
+
+    // roll: IPP Everywhere. lpadmin exits 0 even when PPD generation fails, so check the PPD.
+    let server = self.server
+    try Self.lpadmin(
+      ["-p", "roll", "-E", "-v", "ipp://127.0.0.1:\(ippPort)/ipp/print", "-m", "everywhere"], server: server)
+    guard FileManager.default.fileExists(atPath: cups.appendingPathComponent("ppd/roll.ppd").path) else {
+      throw RigError("lpadmin did not generate the IPP Everywhere PPD for roll")
+    }
+    // thermal: a PPD raster driver queue; the pass-through filter shows what a driver receives.
+    let output = cups.appendingPathComponent("out/thermal.ras")
+    thermalOutput = output
+    FileManager.default.createFile(atPath: output.path, contents: nil)
+    try Self.run("/bin/chown", ["lp", output.path])
+    // A no-op "-" filter runs no process, and a file: device only gets a process's output, so
+    // the pass-through is a real program (root-owned, not writable by others, as cupsd demands).
+    let bin = directory.appendingPathComponent("bin")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    let filter = bin.appendingPathComponent("passthrough")
+    try "#!/bin/sh\nif [ -n \"$6\" ]; then exec cat \"$6\"; else exec cat; fi\n".write(
+      to: filter, atomically: true, encoding: .utf8)
+    try Self.run("/bin/chmod", ["755", bin.path, filter.path])
+    let ppd = directory.appendingPathComponent("thermal.ppd")
+    try Self.thermalPPD.replacingOccurrences(of: "@FILTER@", with: filter.path).write(
+      to: ppd, atomically: true, encoding: .utf8)
+    try Self.lpadmin(["-p", "thermal", "-E", "-v", "file://\(output.path)", "-P", ppd.path], server: server)
+    // raw: an ESC/POS printer on a loopback socket.
+    let listener = try SocketListener()
+    rawListener = listener
+    try Self.lpadmin(["-p", "raw", "-E", "-v", "socket://127.0.0.1:\(listener.port)", "-m", "raw"], server: server)
+  }
+
+  private static func lpadmin(_ arguments: [String], server: String) throws {
+    try run("/usr/sbin/lpadmin", arguments, environment: ["CUPS_SERVER": server])
+  }
+
+  /// Runs a CUPS command-line tool against the rig (cupsdisable, lpstat …).
+  public func cupsTool(_ path: String, _ arguments: [String]) throws {
+    try Self.run(path, arguments, environment: ["CUPS_SERVER": server])
+  }
+
+  private static func startDNSSD() throws {
+    if !isRunning("dbus-daemon") {
+      try FileManager.default.createDirectory(atPath: "/run/dbus", withIntermediateDirectories: true)
+      try? FileManager.default.removeItem(atPath: "/run/dbus/pid")
+      try run("/usr/bin/dbus-daemon", ["--system", "--fork"])
+    }
+    if !isRunning("avahi-daemon") {
+      try run("/usr/sbin/avahi-daemon", ["-D", "--no-drop-root", "--no-chroot"])
+      Thread.sleep(forTimeInterval: 0.5)
+    }
+  }
+
+  private static func isRunning(_ name: String) -> Bool {
+    (try? Tool.run("pgrep", ["-x", name]).status) == 0
+  }
+
+  /// Starts a daemon under a shell watchdog that stops it when this test process is gone (the
+  /// test runner does not reliably run exit handlers), so no rig process outlives the tests.
+  /// Daemons spawned from here inherit a mask that blocks SIGTERM, hence the SIGKILL after it.
+  private static func launch(_ path: String, _ arguments: [String], log: URL) throws {
+    let process = Process()
+    // setsid: the watchdog gets its own session, so the runner killing the test's process group
+    // does not take the watchdog down before it stops the daemon.
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+    let watchdog = """
+      "$0" "$@" & child=$!
+      stop() { kill $child 2>/dev/null; sleep 1; kill -9 $child 2>/dev/null; }
+      trap 'stop; exit 0' TERM INT
+      while kill -0 \(getpid()) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.5; done
+      stop
+      """
+    process.arguments = ["/bin/sh", "-c", watchdog, path] + arguments
+    FileManager.default.createFile(atPath: log.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: log)
+    process.standardOutput = handle
+    process.standardError = handle
+    try process.run()
+    started.append(process)
+  }
+
+  private static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      throw RigError("\(path) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+    }
+  }
+
+  /// A free loopback TCP port.
+  static func freePort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    try withUnsafeMutablePointer(to: &address) { pointer in
+      try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0 else { throw RigError("no free port") }
+      }
+    }
+    return UInt16(bigEndian: address.sin_port)
+  }
+
+  /// Waits (at most 10 s) until something listens on a loopback port.
+  static func waitForPort(_ port: UInt16) throws {
+    for _ in 0..<100 {
+      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      var address = sockaddr_in()
+      address.sin_family = sa_family_t(AF_INET)
+      address.sin_addr.s_addr = inet_addr("127.0.0.1")
+      address.sin_port = port.bigEndian
+      let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+      }
+      close(fd)
+      if connected == 0 { return }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    throw RigError("nothing listens on 127.0.0.1:\(port)")
+  }
+
+  /// A PPD for a CUPS raster thermal printer: 80 mm roll, 203 dpi, custom lengths, and a
+  /// pass-through filter so the `file:` device receives the CUPS raster a driver would get.
+  static let thermalPPD = """
+    *PPD-Adobe: "4.3"
+    *FormatVersion: "4.3"
+    *FileVersion: "1.0"
+    *LanguageVersion: English
+    *LanguageEncoding: ISOLatin1
+    *PCFileName: "THERMAL.PPD"
+    *Manufacturer: "receipt"
+    *Product: "(Thermal80)"
+    *ModelName: "receipt test thermal 80mm"
+    *ShortNickName: "receipt test thermal 80mm"
+    *NickName: "receipt test thermal 80mm"
+    *PSVersion: "(3010.000) 0"
+    *LanguageLevel: "3"
+    *ColorDevice: False
+    *DefaultColorSpace: Gray
+    *FileSystem: False
+    *Throughput: "1"
+    *LandscapeOrientation: Plus90
+    *TTRasterizer: Type42
+    *cupsVersion: 2.4
+    *cupsModelNumber: 0
+    *cupsManualCopies: True
+    *cupsFilter2: "application/vnd.cups-raster application/vnd.cups-raster 0 @FILTER@"
+    *OpenUI *PageSize/Media Size: PickOne
+    *OrderDependency: 10 AnySetup *PageSize
+    *DefaultPageSize: X80MMY200MM
+    *PageSize X80MMY200MM/80 x 200 mm: "<</PageSize[226.77 566.93]/ImagingBBox null>>setpagedevice"
+    *CloseUI: *PageSize
+    *OpenUI *PageRegion: PickOne
+    *OrderDependency: 10 AnySetup *PageRegion
+    *DefaultPageRegion: X80MMY200MM
+    *PageRegion X80MMY200MM/80 x 200 mm: "<</PageSize[226.77 566.93]/ImagingBBox null>>setpagedevice"
+    *CloseUI: *PageRegion
+    *DefaultImageableArea: X80MMY200MM
+    *ImageableArea X80MMY200MM/80 x 200 mm: "0 0 226.77 566.93"
+    *DefaultPaperDimension: X80MMY200MM
+    *PaperDimension X80MMY200MM/80 x 200 mm: "226.77 566.93"
+    *VariablePaperSize: True
+    *MaxMediaWidth: "226.77"
+    *MaxMediaHeight: "8503.94"
+    *HWMargins: 0 0 0 0
+    *CustomPageSize True: "pop pop pop <</PageSize[5 -2 roll]/ImagingBBox null>>setpagedevice"
+    *ParamCustomPageSize Width: 1 points 56.69 226.77
+    *ParamCustomPageSize Height: 2 points 56.69 8503.94
+    *ParamCustomPageSize WidthOffset: 3 points 0 0
+    *ParamCustomPageSize HeightOffset: 4 points 0 0
+    *ParamCustomPageSize Orientation: 5 int 0 0
+    *DefaultResolution: 203dpi
+    *Resolution 203dpi/203 DPI: "<</HWResolution[203 203]>>setpagedevice"
+
+    """
+}
+
+struct RigError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// A loopback TCP listener that records everything sent to it (a stand-in ESC/POS printer).
+public final class SocketListener: @unchecked Sendable {
+  public let port: UInt16
+  private let fd: Int32
+  private let lock = NSLock()
+  private var received: [Data] = []
+
+  init() throws {
+    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var reuse: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let fd = self.fd
+    try withUnsafeMutablePointer(to: &address) { pointer in
+      try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0, listen(fd, 8) == 0 else {
+          throw RigError("cannot listen on loopback")
+        }
+      }
+    }
+    port = UInt16(bigEndian: address.sin_port)
+    let thread = Thread { [unowned self] in self.acceptLoop() }
+    thread.start()
+  }
+
+  private func acceptLoop() {
+    while true {
+      let client = accept(fd, nil, nil)
+      guard client >= 0 else { return }
+      var data = Data()
+      var buffer = [UInt8](repeating: 0, count: 65536)
+      while true {
+        let n = recv(client, &buffer, buffer.count, 0)
+        if n <= 0 { break }
+        data.append(contentsOf: buffer[0..<n])
+      }
+      close(client)
+      lock.lock()
+      received.append(data)
+      lock.unlock()
+    }
+  }
+
+  /// Waits (at most `timeout`) for the `count`-th connection's data.
+  public func connection(_ index: Int, timeout: TimeInterval = 30) -> Data? {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      lock.lock()
+      let data = received.count > index ? received[index] : nil
+      lock.unlock()
+      if let data { return data }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    return nil
+  }
+
+  /// Connections received so far.
+  public var count: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return received.count
+  }
+}
