@@ -49,7 +49,7 @@ let package = Package(
     ),
 
     .executableTarget(name: "receipt-bench", dependencies: ["ReceiptLayout", "ReceiptModel", "ReceiptRender"]),
-    .target(name: "ReceiptTestSupport", path: "Tests/Support"),
+    .target(name: "ReceiptTestSupport", path: "Tests/Support", exclude: ["roll80.conf"]),
     .testTarget(name: "ReceiptModelTests", dependencies: ["ReceiptModel"]),
     .testTarget(name: "ReceiptLayoutTests", dependencies: ["ReceiptTestSupport", "ReceiptLayout", "ReceiptModel"]),
     .testTarget(
