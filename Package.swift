@@ -59,7 +59,8 @@ let package = Package(
       name: "ReceiptMarkupTests",
       dependencies: ["ReceiptTestSupport", "ReceiptMarkup", "ReceiptModel", "ReceiptLayout", "ReceiptRender"]),
     .testTarget(
-      name: "ReceiptKitTests", dependencies: ["ReceiptTestSupport", "ReceiptKit", "ReceiptRender", "receipt"]),
+      name: "ReceiptKitTests",
+      dependencies: ["ReceiptTestSupport", "ReceiptKit", "ReceiptRender", "ReceiptPrint", "receipt"]),
   ],
   swiftLanguageModes: [.v6]
 )

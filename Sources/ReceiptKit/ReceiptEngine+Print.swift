@@ -12,13 +12,18 @@ public struct PrintRequest: Sendable {
   public var wait: Bool
   /// The CUPS server ("host:port"); nil for the default (CUPS_SERVER, client.conf).
   public var server: String?
+  /// Job options passed to CUPS as they are (`-o key=value`).
+  public var options: [String: String]
 
   /// Creates a request.
-  public init(printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil) {
+  public init(
+    printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil, options: [String: String] = [:]
+  ) {
     self.printer = printer
     self.copies = copies
     self.wait = wait
     self.server = server
+    self.options = options
   }
 }
 
@@ -68,7 +73,17 @@ extension ReceiptEngine {
         document.pageSetup.resolution = Resolution(dpi: dpi)
       }
       let (bytes, pages) = try render(document, path: queue.path, copies: request.copies)
-      let id = try client.submit(bytes, format: queue.path.mimeType, to: queue, jobName: jobName)
+      if queue.path != .escpos {
+        let media = MediaSupport(names: queue.media)
+        let width = document.pageSetup.paper.width.millimetres
+        for page in pages {
+          if let problem = media.problem(widthMillimetres: width, lengthMillimetres: page.cutLengthMillimetres) {
+            throw PrintError.mediaNotSupported(queue.name, reason: problem)
+          }
+        }
+      }
+      let id = try client.submit(
+        bytes, format: queue.path.mimeType, to: queue, jobName: jobName, options: request.options)
       var result = PrintResult(
         jobID: id, printer: queue.name, path: queue.path, jobName: jobName, status: nil, pages: pages)
       if request.wait {

@@ -10,6 +10,8 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
   case printerNotReady(String, reason: String)
   /// cupsd refused the job or the document.
   case rejected(String)
+  /// The printer's media does not fit the receipt (wrong roll width, too long).
+  case mediaNotSupported(String, reason: String)
   /// The job ended without printing (stopped, canceled, aborted) or did not finish in time.
   case jobFailed(id: Int, state: String, reason: String)
   /// A raw socket printer failed.
@@ -28,6 +30,8 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
       return "printer '\(name)' is not ready: \(reason); check it and run cupsenable \(name)"
     case .rejected(let reason):
       return "CUPS rejected the job: \(reason)"
+    case .mediaNotSupported(let name, let reason):
+      return "printer '\(name)' cannot print this receipt: \(reason)"
     case .jobFailed(let id, let state, let reason):
       return "job \(id) \(state): \(reason)"
     case .socket(let message):

@@ -26,6 +26,9 @@ struct Print: ParsableCommand {
   @Flag(help: "Wait until CUPS reports the job completed; exit 75 if it stops, is canceled or aborted.")
   var wait = false
 
+  @Option(name: .customShort("o"), help: "A CUPS job option passed as it is, e.g. -o job-priority=80 (repeatable).")
+  var jobOptions: [String] = []
+
   @OptionGroup var template: TemplateChoice
   @OptionGroup var page: PageOptions
 
@@ -33,7 +36,16 @@ struct Print: ParsableCommand {
     try reportingErrors {
       let engine = try ReceiptEngine()
       let document = try page.document(input, engine: engine, template: template)
-      let result = try engine.print(document, request: PrintRequest(printer: printer, copies: copies, wait: wait))
+      var options: [String: String] = [:]
+      for option in jobOptions {
+        let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty else {
+          throw ValidationError("-o takes key=value, not '\(option)'")
+        }
+        options[parts[0]] = parts[1]
+      }
+      let request = PrintRequest(printer: printer, copies: copies, wait: wait, options: options)
+      let result = try engine.print(document, request: request)
       let length = result.pages.map { String(format: "%.1f mm", $0.cutLengthMillimetres) }.joined(separator: ", ")
       if let id = result.jobID {
         print("\(result.printer)-\(id) (\(result.path.rawValue), \(length))\(wait ? " completed" : "")")

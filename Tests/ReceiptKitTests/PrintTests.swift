@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptPrint
 import ReceiptRender
 import ReceiptTestSupport
 import Testing
@@ -46,6 +47,14 @@ import Testing
     #expect(pages[0].header.width == 8000 * 203 / 2540)
     let same = pages[0].image == (try RasterStreamReader.read(try reference("pwg")))[0].image
     #expect(same, "the printer received our own PWG render")
+  }
+
+  @Test func jobOptionsReachCUPS() throws {
+    let rig = try PrintRig.get()
+    let result = try run(rig, ["print", small, "--printer", "roll", "-o", "job-priority=90", "--wait"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let bad = try run(rig, ["print", small, "--printer", "roll", "-o", "novalue"])
+    #expect(bad.status == 64 && bad.stderr.contains("key=value"))
   }
 
   @Test func aPPDRasterQueueGetsCUPSRasterOfTheExactLength() throws {
@@ -113,6 +122,10 @@ import Testing
       environment: ["CUPS_SERVER": "127.0.0.1:1"])
     #expect(dead.status == 69 && dead.stderr.contains("cannot reach the CUPS server"), "\(dead.stderr)")
 
+    let narrow = try run(rig, ["print", small, "--printer", "roll", "--paper", "58mm"])
+    #expect(
+      narrow.status == 69 && narrow.stderr.contains("58 mm paper but the printer takes 80 mm"), "\(narrow.stderr)")
+
     try rig.cupsTool("/usr/sbin/cupsdisable", ["-r", "out of paper", "thermal"])
     defer { try? rig.cupsTool("/usr/sbin/cupsenable", ["thermal"]) }
     let stopped = try run(rig, ["print", small, "--printer", "thermal", "--wait"])
@@ -120,4 +133,16 @@ import Testing
       stopped.status == 69 && stopped.stderr.contains("not ready") && stopped.stderr.contains("out of paper"),
       "\(stopped.stderr)")
   }
+}
+
+@Test func mediaNamesGiveWidthsAndLengthRanges() {
+  let media = MediaSupport(names: [
+    "oe_roll80_80x200mm", "custom_min_80x20mm", "custom_max_80x3000mm", "iso_a4_210x297mm", "auto",
+  ])
+  #expect(media.widths == [80, 210])
+  #expect(media.maxLength == 3000 && media.minLength == 20)
+  #expect(media.problem(widthMillimetres: 80, lengthMillimetres: 120) == nil)
+  #expect(media.problem(widthMillimetres: 58, lengthMillimetres: 120)?.contains("58 mm") == true)
+  #expect(media.problem(widthMillimetres: 80, lengthMillimetres: 3500)?.contains("at most 3000 mm") == true)
+  #expect(MediaSupport(names: []).problem(widthMillimetres: 58, lengthMillimetres: 1) == nil)
 }

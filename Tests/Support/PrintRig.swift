@@ -47,7 +47,7 @@ public final class PrintRig: @unchecked Sendable {
     directory = URL(fileURLWithPath: "/tmp/receipt-rig-\(getpid())")
     try? FileManager.default.removeItem(at: directory)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    try Self.startDNSSD()
+    try Self.startDNSSD(log: directory)
     spool = directory.appendingPathComponent("ipp-spool")
     try FileManager.default.createDirectory(at: spool, withIntermediateDirectories: true)
     let ippPort = try Self.freePort()
@@ -150,16 +150,34 @@ public final class PrintRig: @unchecked Sendable {
     try Self.run(path, arguments, environment: ["CUPS_SERVER": server])
   }
 
-  private static func startDNSSD() throws {
+  /// dbus and avahi, unless the machine runs them. They run in the foreground under the watchdog
+  /// (a daemon that forks keeps the descriptor Foundation's Process waits on, so waiting for
+  /// `dbus-daemon --fork` never returns).
+  private static func startDNSSD(log directory: URL) throws {
     if !isRunning("dbus-daemon") {
       try FileManager.default.createDirectory(atPath: "/run/dbus", withIntermediateDirectories: true)
       try? FileManager.default.removeItem(atPath: "/run/dbus/pid")
-      try run("/usr/bin/dbus-daemon", ["--system", "--fork"])
+      try? FileManager.default.removeItem(atPath: "/run/dbus/system_bus_socket")
+      try launch(
+        "/usr/bin/dbus-daemon", ["--system", "--nofork", "--nopidfile"],
+        log: directory.appendingPathComponent("dbus.log"))
+      try waitFor(path: "/run/dbus/system_bus_socket")
     }
     if !isRunning("avahi-daemon") {
-      try run("/usr/sbin/avahi-daemon", ["-D", "--no-drop-root", "--no-chroot"])
-      Thread.sleep(forTimeInterval: 0.5)
+      try? FileManager.default.removeItem(atPath: "/run/avahi-daemon/pid")
+      try launch(
+        "/usr/sbin/avahi-daemon", ["--no-drop-root", "--no-chroot"], log: directory.appendingPathComponent("avahi.log"))
+      try waitFor(path: "/run/avahi-daemon/socket")
     }
+  }
+
+  /// Waits (at most 10 s) for a file or socket to appear.
+  private static func waitFor(path: String) throws {
+    for _ in 0..<100 {
+      if FileManager.default.fileExists(atPath: path) { return }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    throw RigError("\(path) did not appear")
   }
 
   private static func isRunning(_ name: String) -> Bool {
