@@ -2,12 +2,14 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 OUT ?= out
+# Release builds link the Swift runtime and Foundation statically: half the process start-up.
+RELEASE := swift build -c release -Xswiftc -static-stdlib
 
-.PHONY: demo test setup setup-test build lint format release bench
+.PHONY: demo test setup setup-test build lint format release bench benchmark side-by-side
 
 ## Set up, build, and render the example order through Templates/receipt.xml to out/.
 demo: setup
-	swift build -c release --product receipt
+	$(RELEASE) --product receipt
 	@mkdir -p $(OUT)
 	.build/release/receipt render Templates/Examples/small.json -o $(OUT)/receipt.pdf
 	.build/release/receipt render Templates/Examples/small.json -o $(OUT)/receipt.png
@@ -27,15 +29,25 @@ setup-test:
 	@scripts/setup.sh --test
 
 lint:
-	swift format lint --strict --recursive Sources Tests Package.swift
+	swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
 
 format:
-	swift format format --in-place --recursive Sources Tests Package.swift
+	swift format format --in-place --recursive Sources Tests Benchmarks Package.swift
 
 release:
-	swift build -c release --product receipt
+	$(RELEASE) --product receipt
 
 ## Layout benchmark (release build; medians, no assertions).
 bench: setup
 	swift build -c release --product receipt-bench
 	.build/release/receipt-bench
+
+## The benchmark suite on the ordo-one harness (p50/p99, allocations; instructions where perf allows).
+benchmark: setup
+	swift package --disable-sandbox benchmark --no-progress
+
+## Whole-process timings beside pango-view, WeasyPrint and python-escpos (installs them if missing).
+side-by-side: setup-test
+	@PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check weasyprint python-escpos
+	$(RELEASE) --product receipt
+	python3 scripts/side-by-side.py 15

@@ -14,7 +14,8 @@ let package = Package(
     .library(name: "ReceiptKit", targets: ["ReceiptKit"]),
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
   ],
   targets: [
     // C libraries (Debian packages; see scripts/setup.sh).
@@ -49,6 +50,14 @@ let package = Package(
     ),
 
     .executableTarget(name: "receipt-bench", dependencies: ["ReceiptLayout", "ReceiptModel", "ReceiptRender"]),
+    .executableTarget(
+      name: "ReceiptBenchmarks",
+      dependencies: [
+        "ReceiptKit", "ReceiptLayout", "ReceiptRender", .product(name: "Benchmark", package: "benchmark"),
+      ],
+      path: "Benchmarks/ReceiptBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
     .target(name: "ReceiptTestSupport", path: "Tests/Support", exclude: ["roll80.conf"]),
     .testTarget(name: "ReceiptModelTests", dependencies: ["ReceiptModel"]),
     .testTarget(name: "ReceiptLayoutTests", dependencies: ["ReceiptTestSupport", "ReceiptLayout", "ReceiptModel"]),
