@@ -16,6 +16,9 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     // C libraries (Debian packages; see scripts/setup.sh).
@@ -43,10 +46,16 @@ let package = Package(
       name: "ReceiptKit",
       dependencies: ["ReceiptModel", "ReceiptMarkup", "ReceiptLayout", "ReceiptRender", "ReceiptPrint"]
     ),
-    .target(name: "ReceiptServer", dependencies: ["ReceiptKit"]),
+    .target(
+      name: "ReceiptServer",
+      dependencies: [
+        "ReceiptKit", .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     .executableTarget(
       name: "receipt",
-      dependencies: ["ReceiptKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+      dependencies: ["ReceiptKit", "ReceiptServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
 
     .executableTarget(name: "receipt-bench", dependencies: ["ReceiptLayout", "ReceiptModel", "ReceiptRender"]),
@@ -64,6 +73,13 @@ let package = Package(
     .testTarget(
       name: "ReceiptRenderTests",
       dependencies: ["ReceiptTestSupport", "ReceiptRender", "ReceiptLayout", "ReceiptModel"]),
+    .testTarget(
+      name: "ReceiptServerTests",
+      dependencies: [
+        "ReceiptTestSupport", "ReceiptServer", "ReceiptKit",
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+      ]
+    ),
     .testTarget(
       name: "ReceiptMarkupTests",
       dependencies: ["ReceiptTestSupport", "ReceiptMarkup", "ReceiptModel", "ReceiptLayout", "ReceiptRender"]),

@@ -14,11 +14,16 @@ public struct PrintRequest: Sendable {
   public var server: String?
   /// Job options passed to CUPS as they are (`-o key=value`).
   public var options: [String: String]
+  /// The CUPS job name (default: `receipt-<random id> <title>`); the daemon puts its job id here
+  /// to find the job again after a crash.
+  public var jobName: String?
 
   /// Creates a request.
   public init(
-    printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil, options: [String: String] = [:]
+    printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil, options: [String: String] = [:],
+    jobName: String? = nil
   ) {
+    self.jobName = jobName
     self.printer = printer
     self.copies = copies
     self.wait = wait
@@ -54,7 +59,7 @@ extension ReceiptEngine {
   public func print(_ document: ReceiptDocument, request: PrintRequest) throws -> PrintResult {
     guard (1...99).contains(request.copies) else { throw ReceiptError(.data, "copies must be between 1 and 99") }
     let receiptID = String(UUID().uuidString.prefix(8)).lowercased()
-    let jobName = "receipt-\(receiptID) \(document.title)"
+    let jobName = request.jobName ?? "receipt-\(receiptID) \(document.title)"
     do {
       if let uri = request.printer, let socket = SocketPrinter(uri: uri) {
         let (bytes, pages) = try render(document, path: .escpos, copies: request.copies)
@@ -121,5 +126,12 @@ extension ReceiptEngine {
     } catch {
       throw ReceiptError(.render, "\(error)")
     }
+  }
+}
+
+extension ReceiptEngine {
+  /// Whether CUPS completed a job whose name contains `name` (crash reconciliation).
+  public func cupsJobPrinted(named name: String, queue: String, server: String?) throws -> Bool {
+    try CUPSClient(server: server).jobCompleted(named: name, queue: queue)
   }
 }

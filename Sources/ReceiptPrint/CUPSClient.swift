@@ -193,3 +193,21 @@ func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<C
   defer { pointers.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
   return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
 }
+
+extension CUPSClient {
+  /// Whether a job whose name contains `name` completed on the queue (looked up in CUPS' job
+  /// history with cupsGetJobs2): how the daemon finds out, after a crash, that a job printed.
+  public func jobCompleted(named name: String, queue: String) throws -> Bool {
+    var jobs: UnsafeMutablePointer<cups_job_t>?
+    let count = cupsGetJobs2(nil, &jobs, queue, 0, CUPS_WHICHJOBS_ALL)
+    defer { cupsFreeJobs(count, jobs) }
+    guard count >= 0 else {
+      throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
+    }
+    for i in 0..<Int(count) {
+      let job = jobs![i]
+      if let title = job.title, String(cString: title).contains(name), job.state == IPP_JSTATE_COMPLETED { return true }
+    }
+    return false
+  }
+}

@@ -3,7 +3,7 @@ import Foundation
 import ReceiptKit
 
 @main
-struct Receipt: ParsableCommand {
+struct Receipt: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "receipt",
     abstract: "Lay out receipts exactly and render them on continuous roll paper.",
@@ -15,7 +15,7 @@ struct Receipt: ParsableCommand {
       unavailable, 70 layout or render failure, 73 cannot write output, 75 print job not completed.
       """,
     version: "0.1.0",
-    subcommands: [Print.self, Render.self, Measure.self, Printers.self, Validate.self, Versions.self]
+    subcommands: [Print.self, Render.self, Measure.self, Printers.self, Validate.self, Serve.self, Versions.self]
   )
 }
 

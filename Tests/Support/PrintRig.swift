@@ -385,3 +385,8 @@ public final class SocketListener: @unchecked Sendable {
     return received.count
   }
 }
+
+extension PrintRig {
+  /// A free loopback port (nothing listens on it).
+  public static func freePortForTests() throws -> UInt16 { try freePort() }
+}

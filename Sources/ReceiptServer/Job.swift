@@ -1,0 +1,84 @@
+import Foundation
+
+/// A print job as the queue keeps it.
+public struct Job: Codable, Sendable, Equatable {
+  /// Where a job is in its life.
+  public enum State: String, Codable, Sendable, CaseIterable {
+    /// Accepted, waiting for its printer (or for a retry).
+    case queued
+    /// Being rendered and sent.
+    case printing
+    /// The printer reported it printed.
+    case completed
+    /// A permanent error (template, data): not retried.
+    case failed
+    /// Canceled before it printed.
+    case canceled
+    /// Too many transient failures; kept for inspection, retry by hand.
+    case dead
+  }
+
+  public var id: String
+  /// FIFO position (per printer, ascending).
+  public var sequence: Int64
+  public var idempotencyKey: String?
+  public var printer: String
+  public var template: String
+  /// The order JSON as received.
+  public var data: Data
+  public var locale: String?
+  public var copies: Int
+  public var state: State
+  public var attempts: Int
+  public var error: String?
+  /// The CUPS job id once sent to CUPS.
+  public var cupsJobID: Int?
+  public var createdAt: Date
+  public var updatedAt: Date
+  /// Not claimed before this time (retry backoff).
+  public var notBefore: Date
+}
+
+/// What a client submits.
+public struct JobRequest: Sendable, Equatable {
+  public var printer: String
+  public var template: String
+  public var data: Data
+  public var locale: String?
+  public var copies: Int
+
+  /// Creates a request.
+  public init(printer: String, template: String, data: Data, locale: String? = nil, copies: Int = 1) {
+    self.printer = printer
+    self.template = template
+    self.data = data
+    self.locale = locale
+    self.copies = copies
+  }
+}
+
+/// Durable job storage. A job is on disk when `submit` returns. Implementations: SQLite (here);
+/// a PostgreSQL store can follow for several machines.
+public protocol JobStore: Sendable {
+  /// Stores a new job, or returns the job an idempotency key already names (`created` false).
+  func submit(_ request: JobRequest, idempotencyKey: String?, now: Date) throws -> (job: Job, created: Bool)
+  func job(_ id: String) throws -> Job?
+  /// Jobs newest first, optionally filtered, after a cursor (a sequence number).
+  func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) throws -> [Job]
+  /// The printer's oldest unfinished job if it is due: it becomes `printing` with one more attempt.
+  /// FIFO: while the head waits for a retry, nothing behind it is claimed.
+  func claimNext(printer: String, now: Date) throws -> Job?
+  func complete(_ id: String, cupsJobID: Int?, now: Date) throws
+  /// Records a failure: `retryAt` requeues it, otherwise it ends in `state` (failed or dead).
+  func fail(_ id: String, error: String, retryAt: Date?, state: Job.State, now: Date) throws
+  /// Cancels a job that has not started printing; returns the job, or nil if there is none.
+  func cancel(_ id: String, now: Date) throws -> Job?
+  /// Puts a failed or dead job back in its queue.
+  func retry(_ id: String, now: Date) throws -> Job?
+  /// Jobs left `printing` by a crash.
+  func interrupted() throws -> [Job]
+  /// Sets a `printing` job back to `queued` (after reconciling it found it not printed).
+  func requeue(_ id: String, now: Date) throws
+  /// Job counts by state and printer.
+  func counts() throws -> [String: [String: Int]]
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Where a daemon printer sends its jobs.
+public enum PrinterTarget: Sendable, Equatable {
+  /// A CUPS queue (on the default server, or `server`).
+  case cups(queue: String, server: String?)
+  /// A raw ESC/POS printer at `socket://host:port`.
+  case socket(String)
+  /// A directory that receives one PDF per job (archives, tests).
+  case directory(URL)
+
+  /// Parses `cups:QUEUE`, `socket://HOST:PORT` or `dir:PATH`.
+  public init?(parsing text: String, server: String? = nil) {
+    if text.hasPrefix("cups:") {
+      self = .cups(queue: String(text.dropFirst(5)), server: server)
+    } else if text.hasPrefix("socket://") {
+      self = .socket(text)
+    } else if text.hasPrefix("dir:") {
+      self = .directory(URL(fileURLWithPath: String(text.dropFirst(4))))
+    } else {
+      return nil
+    }
+  }
+}
+
+/// A named printer of the daemon.
+public struct PrinterConfig: Sendable, Equatable {
+  public var name: String
+  public var target: PrinterTarget
+  /// Creates a printer.
+  public init(name: String, target: PrinterTarget) {
+    self.name = name
+    self.target = target
+  }
+}

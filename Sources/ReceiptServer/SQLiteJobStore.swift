@@ -1,0 +1,184 @@
+import Foundation
+import GRDB
+
+/// Jobs in a SQLite file through GRDB, in WAL mode: every write is a committed transaction before
+/// it returns, so an accepted job survives a crash or power loss.
+public final class SQLiteJobStore: JobStore, @unchecked Sendable {
+  private let pool: DatabasePool
+
+  /// Opens (and migrates) the database at `path`.
+  public init(path: String) throws {
+    var configuration = Configuration()
+    configuration.busyMode = .timeout(5)
+    pool = try DatabasePool(path: path, configuration: configuration)
+    var migrator = DatabaseMigrator()
+    migrator.registerMigration("v1") { db in
+      try db.create(table: "job") { t in
+        t.column("sequence", .integer).primaryKey(autoincrement: true)
+        t.column("id", .text).notNull().unique()
+        t.column("idempotencyKey", .text).unique()
+        t.column("printer", .text).notNull().indexed()
+        t.column("template", .text).notNull()
+        t.column("data", .blob).notNull()
+        t.column("locale", .text)
+        t.column("copies", .integer).notNull()
+        t.column("state", .text).notNull().indexed()
+        t.column("attempts", .integer).notNull()
+        t.column("error", .text)
+        t.column("cupsJobID", .integer)
+        t.column("createdAt", .datetime).notNull()
+        t.column("updatedAt", .datetime).notNull()
+        t.column("notBefore", .datetime).notNull()
+      }
+    }
+    try migrator.migrate(pool)
+  }
+
+  public func submit(_ request: JobRequest, idempotencyKey: String?, now: Date) throws -> (job: Job, created: Bool) {
+    try pool.write { db in
+      if let key = idempotencyKey, let existing = try Job.filter(Column("idempotencyKey") == key).fetchOne(db) {
+        return (existing, false)
+      }
+      var job = Job(
+        id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: idempotencyKey, printer: request.printer,
+        template: request.template, data: request.data, locale: request.locale, copies: request.copies,
+        state: .queued, attempts: 0, error: nil, cupsJobID: nil, createdAt: now, updatedAt: now, notBefore: now)
+      try job.insert(db)
+      job.sequence = db.lastInsertedRowID
+      return (job, true)
+    }
+  }
+
+  public func job(_ id: String) throws -> Job? {
+    try pool.read { try Job.filter(Column("id") == id).fetchOne($0) }
+  }
+
+  public func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) throws -> [Job] {
+    try pool.read { db in
+      var request = Job.order(Column("sequence").desc).limit(limit)
+      if let state { request = request.filter(Column("state") == state.rawValue) }
+      if let printer { request = request.filter(Column("printer") == printer) }
+      if let cursor { request = request.filter(Column("sequence") < cursor) }
+      return try request.fetchAll(db)
+    }
+  }
+
+  public func claimNext(printer: String, now: Date) throws -> Job? {
+    try pool.write { db in
+      let head = try Job.filter(Column("printer") == printer)
+        .filter([Job.State.queued.rawValue, Job.State.printing.rawValue].contains(Column("state")))
+        .order(Column("sequence")).fetchOne(db)
+      guard var job = head, job.state == .queued, job.notBefore <= now else { return nil }
+      job.state = .printing
+      job.attempts += 1
+      job.updatedAt = now
+      try job.update(db)
+      return job
+    }
+  }
+
+  public func complete(_ id: String, cupsJobID: Int?, now: Date) throws {
+    try update(id) { job in
+      job.state = .completed
+      job.cupsJobID = cupsJobID ?? job.cupsJobID
+      job.error = nil
+      job.updatedAt = now
+    }
+  }
+
+  public func fail(_ id: String, error: String, retryAt: Date?, state: Job.State, now: Date) throws {
+    try update(id) { job in
+      job.error = error
+      job.updatedAt = now
+      if let retryAt {
+        job.state = .queued
+        job.notBefore = retryAt
+      } else {
+        job.state = state
+      }
+    }
+  }
+
+  public func cancel(_ id: String, now: Date) throws -> Job? {
+    try pool.write { db in
+      guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return nil }
+      if job.state == .queued {
+        job.state = .canceled
+        job.updatedAt = now
+        try job.update(db)
+      }
+      return job
+    }
+  }
+
+  public func retry(_ id: String, now: Date) throws -> Job? {
+    try pool.write { db in
+      guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return nil }
+      if job.state == .failed || job.state == .dead {
+        job.state = .queued
+        job.attempts = 0
+        job.notBefore = now
+        job.updatedAt = now
+        try job.update(db)
+      }
+      return job
+    }
+  }
+
+  public func interrupted() throws -> [Job] {
+    try pool.read {
+      try Job.filter(Column("state") == Job.State.printing.rawValue).order(Column("sequence")).fetchAll($0)
+    }
+  }
+
+  public func requeue(_ id: String, now: Date) throws {
+    try update(id) { job in
+      job.state = .queued
+      job.updatedAt = now
+    }
+  }
+
+  public func counts() throws -> [String: [String: Int]] {
+    try pool.read { db in
+      var result: [String: [String: Int]] = [:]
+      let rows = try Row.fetchAll(db, sql: "SELECT printer, state, COUNT(*) AS n FROM job GROUP BY printer, state")
+      for row in rows {
+        let printer: String = row["printer"]
+        let state: String = row["state"]
+        result[printer, default: [:]][state] = row["n"]
+      }
+      return result
+    }
+  }
+
+  private func update(_ id: String, _ change: @escaping (inout Job) -> Void) throws {
+    try pool.write { db in
+      guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return }
+      change(&job)
+      try job.update(db)
+    }
+  }
+}
+
+extension Job: FetchableRecord, PersistableRecord {
+  public static let databaseTableName = "job"
+
+  /// Written by hand so that a new job (sequence 0) gets its sequence from SQLite.
+  public func encode(to container: inout PersistenceContainer) {
+    container["sequence"] = sequence == 0 ? nil : sequence
+    container["id"] = id
+    container["idempotencyKey"] = idempotencyKey
+    container["printer"] = printer
+    container["template"] = template
+    container["data"] = data
+    container["locale"] = locale
+    container["copies"] = copies
+    container["state"] = state.rawValue
+    container["attempts"] = attempts
+    container["error"] = error
+    container["cupsJobID"] = cupsJobID
+    container["createdAt"] = createdAt
+    container["updatedAt"] = updatedAt
+    container["notBefore"] = notBefore
+  }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Counters and latency histograms for `GET /metrics` (Prometheus text format).
+public final class ServerMetrics: @unchecked Sendable {
+  private let lock = NSLock()
+  private static let buckets: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30]
+  private var render: [Int] = Array(repeating: 0, count: buckets.count + 1)
+  private var renderSum = 0.0
+  private var printing: [Int] = Array(repeating: 0, count: buckets.count + 1)
+  private var printSum = 0.0
+
+  func observeRender(seconds: Double) {
+    lock.lock()
+    defer { lock.unlock() }
+    render[Self.buckets.firstIndex { seconds <= $0 } ?? Self.buckets.count] += 1
+    renderSum += seconds
+  }
+
+  func observePrint(seconds: Double) {
+    lock.lock()
+    defer { lock.unlock() }
+    printing[Self.buckets.firstIndex { seconds <= $0 } ?? Self.buckets.count] += 1
+    printSum += seconds
+  }
+
+  /// The Prometheus exposition of the histograms and the job counts.
+  func exposition(counts: [String: [String: Int]]) -> String {
+    lock.lock()
+    defer { lock.unlock() }
+    var out = "# HELP receipt_jobs Jobs by printer and state.\n# TYPE receipt_jobs gauge\n"
+    for (printer, states) in counts.sorted(by: { $0.key < $1.key }) {
+      for (state, n) in states.sorted(by: { $0.key < $1.key }) {
+        out += "receipt_jobs{printer=\"\(printer)\",state=\"\(state)\"} \(n)\n"
+      }
+    }
+    for (name, counts, sum) in [
+      ("receipt_render_seconds", render, renderSum), ("receipt_print_seconds", printing, printSum),
+    ] {
+      out += "# TYPE \(name) histogram\n"
+      var cumulative = 0
+      for (i, bound) in Self.buckets.enumerated() {
+        cumulative += counts[i]
+        out += "\(name)_bucket{le=\"\(bound)\"} \(cumulative)\n"
+      }
+      cumulative += counts[Self.buckets.count]
+      out += "\(name)_bucket{le=\"+Inf\"} \(cumulative)\n\(name)_sum \(sum)\n\(name)_count \(cumulative)\n"
+    }
+    return out
+  }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ReceiptTestSupport
+import Testing
+
+@testable import ReceiptServer
+
+/// Every endpoint and error class through Hummingbird's test client (workers off, so jobs stay
+/// queued unless a test starts them).
+@Suite struct APITests {
+  func object(_ buffer: ByteBuffer) -> [String: Any] {
+    (try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any]) ?? [:]
+  }
+
+  @Test func submitIsDurableAndIdempotent() async throws {
+    let fixture = try ServerFixture()
+    try await fixture.server.application().test(.router) { client in
+      var id = ""
+      try await client.execute(
+        uri: "/v1/jobs", method: .post, headers: [HTTPField.Name("Idempotency-Key")!: "order-1042"],
+        body: ByteBuffer(string: ServerFixture.body())
+      ) { response in
+        #expect(response.status == .accepted)
+        id = object(response.body)["id"] as? String ?? ""
+        #expect(response.headers[.location] == "/v1/jobs/\(id)")
+        #expect(object(response.body)["state"] as? String == "queued")
+      }
+      // On disk before the answer: a second store on the same file sees it.
+      let other = try SQLiteJobStore(path: fixture.server.configuration.database)
+      #expect(try other.job(id)?.state == .queued)
+      try await client.execute(
+        uri: "/v1/jobs", method: .post, headers: [HTTPField.Name("Idempotency-Key")!: "order-1042"],
+        body: ByteBuffer(string: ServerFixture.body())
+      ) { response in
+        #expect(response.status == .ok)
+        #expect(object(response.body)["id"] as? String == id)
+      }
+      try await client.execute(
+        uri: "/v1/jobs", method: .post, headers: [HTTPField.Name("Idempotency-Key")!: "order-1042"],
+        body: ByteBuffer(string: ServerFixture.body(template: "kitchen"))
+      ) { response in
+        #expect(response.status == .conflict)
+      }
+      try await client.execute(uri: "/v1/jobs/\(id)", method: .get) { response in
+        #expect(response.status == .ok && object(response.body)["template"] as? String == "receipt")
+      }
+      try await client.execute(uri: "/v1/jobs?state=queued&limit=5", method: .get) { response in
+        #expect((object(response.body)["jobs"] as? [[String: Any]])?.count == 1)
+      }
+      #expect(try fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).count == 1)
+    }
+  }
+
+  @Test func errorsAreProblemJSONWithTheField() async throws {
+    let fixture = try ServerFixture()
+    try await fixture.server.application().test(.router) { client in
+      let cases: [(String, HTTPResponse.Status, String?)] = [
+        ("not json", .badRequest, nil),
+        (#"{"data": {}}"#, .badRequest, "template"),
+        (#"{"template": "nope", "data": {}}"#, .unprocessableContent, "template"),
+        (#"{"template": "receipt"}"#, .badRequest, "data"),
+        (#"{"template": "receipt", "printer": "nope", "data": {}}"#, .unprocessableContent, "printer"),
+        (#"{"template": "receipt", "copies": 500, "data": {}}"#, .badRequest, "copies"),
+      ]
+      for (body, status, field) in cases {
+        try await client.execute(uri: "/v1/jobs", method: .post, body: ByteBuffer(string: body)) { response in
+          #expect(response.status == status, "\(body)")
+          #expect(response.headers[.contentType] == "application/problem+json")
+          #expect(object(response.body)["field"] as? String == field, "\(body)")
+          #expect(object(response.body)["status"] as? Int == Int(status.code))
+        }
+      }
+      try await client.execute(uri: "/v1/jobs/unknown", method: .get) { #expect($0.status == .notFound) }
+      try await client.execute(uri: "/v1/jobs?state=weird", method: .get) { #expect($0.status == .badRequest) }
+      let huge = #"{"template": "receipt", "data": {"x": ""# + String(repeating: "a", count: 2 << 20) + #""}}"#
+      try await client.execute(uri: "/v1/jobs", method: .post, body: ByteBuffer(string: huge)) { response in
+        #expect(response.status == .contentTooLarge)
+      }
+    }
+  }
+
+  @Test func cancelAndRetryFollowTheJobState() async throws {
+    let fixture = try ServerFixture()
+    let (job, _) = try fixture.server.store.submit(
+      JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date())
+    try await fixture.server.application().test(.router) { client in
+      try await client.execute(uri: "/v1/jobs/\(job.id)", method: .delete) { response in
+        #expect(response.status == .ok && object(response.body)["state"] as? String == "canceled")
+      }
+      // DELETE is idempotent: canceling a canceled job answers the same.
+      try await client.execute(uri: "/v1/jobs/\(job.id)", method: .delete) { #expect($0.status == .ok) }
+      try await client.execute(uri: "/v1/jobs/\(job.id)/retry", method: .post) { #expect($0.status == .conflict) }
+      let (printed, _) = try fixture.server.store.submit(
+        JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date())
+      try fixture.server.store.complete(printed.id, cupsJobID: nil, now: Date())
+      try await client.execute(uri: "/v1/jobs/\(printed.id)", method: .delete) { #expect($0.status == .conflict) }
+      try fixture.server.store.fail(job.id, error: "template error", retryAt: nil, state: .failed, now: Date())
+      try await client.execute(uri: "/v1/jobs/\(job.id)/retry", method: .post) { response in
+        #expect(response.status == .ok && object(response.body)["state"] as? String == "queued")
+      }
+    }
+  }
+
+  @Test func renderPrintersTemplatesHealthAndMetrics() async throws {
+    let fixture = try ServerFixture()
+    try await fixture.server.application().test(.router) { client in
+      try await client.execute(
+        uri: "/v1/render?format=pdf", method: .post, body: ByteBuffer(string: ServerFixture.body())
+      ) {
+        response in
+        #expect(response.status == .ok && response.headers[.contentType] == "application/pdf")
+        let url = try Tool.temporaryDirectory().appendingPathComponent("r.pdf")
+        try Data(buffer: response.body).write(to: url)
+        #expect(try Tool.run("pdftotext", [url.path, "-"]).stdout.contains("Corner Café"))
+      }
+      try await client.execute(
+        uri: "/v1/render?format=svg", method: .post, body: ByteBuffer(string: ServerFixture.body())
+      ) {
+        #expect($0.status == .badRequest)
+      }
+      try await client.execute(uri: "/v1/printers", method: .get) { response in
+        let printers = object(response.body)["printers"] as? [[String: Any]]
+        #expect(printers?.first?["name"] as? String == "archive")
+      }
+      try await client.execute(uri: "/v1/templates", method: .get) { response in
+        #expect((object(response.body)["templates"] as? [String])?.contains("kitchen") == true)
+      }
+      try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
+      try await client.execute(uri: "/readyz", method: .get) { #expect($0.status == .ok) }
+      try await client.execute(uri: "/metrics", method: .get) { response in
+        #expect(String(buffer: response.body).contains("receipt_render_seconds_count 1"))
+      }
+    }
+  }
+
+  @Test func offLoopbackNeedsAToken() throws {
+    let templates = ServerFixture.templates
+    #expect(throws: (any Error).self) {
+      try ReceiptServer(
+        configuration: .init(host: "0.0.0.0", database: "/tmp/x-\(UUID()).sqlite", templates: templates, printers: []))
+    }
+  }
+}
