@@ -200,29 +200,23 @@ final class TemplateRenderer {
       guard let range = e.range(of: " \(op) ") ?? e.range(of: op) else { continue }
       let lhs = try operand(String(e[..<range.lowerBound]), scope: scope, at: location)
       let rhs = try operand(String(e[range.upperBound...]), scope: scope, at: location)
-      if let l = lhs?.number, let r = rhs?.number {
-        switch op {
-        case "==": return l == r
-        case "!=": return l != r
-        case "<": return l < r
-        case "<=": return l <= r
-        case ">": return l > r
-        default: return l >= r
-        }
-      }
-      let l = lhs?.text ?? ""
-      let r = rhs?.text ?? ""
-      switch op {
-      case "==": return l == r
-      case "!=": return l != r
-      case "<": return l < r
-      case "<=": return l <= r
-      case ">": return l > r
-      default: return l >= r
-      }
+      if let l = lhs?.number, let r = rhs?.number { return Self.compare(l, r, op) }
+      return Self.compare(lhs?.text ?? "", rhs?.text ?? "", op)
     }
     if e.hasPrefix("!") { return try !test(String(e.dropFirst()), scope: scope, at: location) }
     return try operand(e, scope: scope, at: location)?.isTruthy ?? false
+  }
+
+  /// Numbers compare as numbers, everything else as text.
+  private static func compare<T: Comparable>(_ l: T, _ r: T, _ op: String) -> Bool {
+    switch op {
+    case "==": return l == r
+    case "!=": return l != r
+    case "<": return l < r
+    case "<=": return l <= r
+    case ">": return l > r
+    default: return l >= r
+    }
   }
 
   private func operand(_ text: String, scope: Scope, at location: SourceLocation) throws -> JSONValue? {
