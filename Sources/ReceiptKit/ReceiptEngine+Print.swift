@@ -17,13 +17,17 @@ public struct PrintRequest: Sendable {
   /// The CUPS job name (default: `receipt-<random id> <title>`); the daemon puts its job id here
   /// to find the job again after a crash.
   public var jobName: String?
+  /// Send to a stopped queue anyway: CUPS holds the job until the queue is resumed (the daemon
+  /// does this and follows the job). Otherwise a stopped queue is an error.
+  public var holdWhenStopped: Bool
 
   /// Creates a request.
   public init(
     printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil, options: [String: String] = [:],
-    jobName: String? = nil
+    jobName: String? = nil, holdWhenStopped: Bool = false
   ) {
     self.jobName = jobName
+    self.holdWhenStopped = holdWhenStopped
     self.printer = printer
     self.copies = copies
     self.wait = wait
@@ -51,7 +55,7 @@ extension ReceiptEngine {
     do {
       return try CUPSClient(server: server).queues()
     } catch let error as PrintError {
-      throw ReceiptError(.printer, "\(error)")
+      throw ReceiptError(error)
     }
   }
 
@@ -68,7 +72,7 @@ extension ReceiptEngine {
       }
       let client = CUPSClient(server: request.server)
       let queue = try request.printer.map { try client.queue(named: $0) } ?? client.defaultQueue()
-      if queue.state == "stopped" {
+      if queue.state == "stopped", !request.holdWhenStopped {
         let reason = ([queue.stateMessage] + queue.stateReasons).filter { !$0.isEmpty }.joined(separator: ", ")
         throw PrintError.printerNotReady(
           queue.name, reason: reason.isEmpty ? "the queue is stopped" : "stopped (\(reason))")
@@ -101,8 +105,7 @@ extension ReceiptEngine {
       }
       return result
     } catch let error as PrintError {
-      if case .jobFailed = error { throw ReceiptError(.job, "\(error)") }
-      throw ReceiptError(.printer, "\(error)")
+      throw ReceiptError(error)
     }
   }
 
@@ -129,9 +132,14 @@ extension ReceiptEngine {
   }
 }
 
-extension ReceiptEngine {
-  /// Whether CUPS completed a job whose name contains `name` (crash reconciliation).
-  public func cupsJobPrinted(named name: String, queue: String, server: String?) throws -> Bool {
-    try CUPSClient(server: server).jobCompleted(named: name, queue: queue)
+extension ReceiptError {
+  /// A printing failure: a job that ended unprinted is a `.job` error, the rest `.printer`;
+  /// an unknown printer and media that does not fit are permanent.
+  init(_ error: PrintError) {
+    switch error {
+    case .jobFailed: self.init(.job, "\(error)")
+    case .unknownPrinter, .noDefaultPrinter, .mediaNotSupported: self.init(.printer, "\(error)", permanent: true)
+    default: self.init(.printer, "\(error)")
+    }
   }
 }

@@ -20,11 +20,15 @@ public struct ReceiptError: Error, CustomStringConvertible, Sendable {
   public var stage: Stage
   /// One line: what failed, where, and how to fix it.
   public var message: String
+  /// Trying again cannot help (bad input, a printer that does not exist, media that does not
+  /// fit); the daemon fails such jobs at once instead of retrying them.
+  public var isPermanent: Bool
 
-  /// Creates an error.
-  public init(_ stage: Stage, _ message: String) {
+  /// Creates an error; input and data errors are permanent unless `permanent` says otherwise.
+  public init(_ stage: Stage, _ message: String, permanent: Bool? = nil) {
     self.stage = stage
     self.message = message
+    self.isPermanent = permanent ?? (stage == .input || stage == .data)
   }
 
   public var description: String { message }

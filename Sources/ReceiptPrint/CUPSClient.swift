@@ -195,19 +195,23 @@ func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<C
 }
 
 extension CUPSClient {
-  /// Whether a job whose name contains `name` completed on the queue (looked up in CUPS' job
-  /// history with cupsGetJobs2): how the daemon finds out, after a crash, that a job printed.
-  public func jobCompleted(named name: String, queue: String) throws -> Bool {
+  /// Jobs on the queue named exactly `name`, oldest first, from CUPS' job history
+  /// (cupsGetJobs2, all jobs): how the daemon finds a job it sent before a crash or a retry.
+  public func jobs(named name: String, queue: String) throws -> [JobStatus] {
     var jobs: UnsafeMutablePointer<cups_job_t>?
     let count = cupsGetJobs2(nil, &jobs, queue, 0, CUPS_WHICHJOBS_ALL)
     defer { cupsFreeJobs(count, jobs) }
     guard count >= 0 else {
+      if cupsLastError() == IPP_STATUS_ERROR_NOT_FOUND {
+        throw PrintError.unknownPrinter(queue, known: (try? queues().map(\.name)) ?? [])
+      }
       throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
     }
-    for i in 0..<Int(count) {
+    let states = [3: "pending", 4: "held", 5: "processing", 6: "stopped", 7: "canceled", 8: "aborted", 9: "completed"]
+    return (0..<Int(count)).compactMap { i -> JobStatus? in
       let job = jobs![i]
-      if let title = job.title, String(cString: title).contains(name), job.state == IPP_JSTATE_COMPLETED { return true }
-    }
-    return false
+      guard let title = job.title, String(cString: title) == name else { return nil }
+      return JobStatus(id: Int(job.id), state: states[Int(job.state.rawValue)] ?? "unknown", reasons: [], message: "")
+    }.sorted { $0.id < $1.id }
   }
 }

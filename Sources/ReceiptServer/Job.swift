@@ -33,6 +33,9 @@ public struct Job: Codable, Sendable, Equatable {
   public var error: String?
   /// The CUPS job id once sent to CUPS.
   public var cupsJobID: Int?
+  /// While a sent job waits: the CUPS job state and the printer's reasons (`held`,
+  /// `printer-stopped`, `media-empty` …).
+  public var printerState: String?
   public var createdAt: Date
   public var updatedAt: Date
   /// Not claimed before this time (retry backoff).
@@ -75,6 +78,8 @@ public protocol JobStore: Sendable {
   func cancel(_ id: String, now: Date) throws -> Job?
   /// Puts a failed or dead job back in its queue.
   func retry(_ id: String, now: Date) throws -> Job?
+  /// Records the CUPS job a `printing` job was sent as, and why it waits (nil: nothing to report).
+  func progress(_ id: String, cupsJobID: Int, printerState: String?, now: Date) throws
   /// Jobs left `printing` by a crash.
   func interrupted() throws -> [Job]
   /// Sets a `printing` job back to `queued` (after reconciling it found it not printed).

@@ -3,9 +3,11 @@ import Logging
 import ReceiptKit
 
 /// Prints one printer's jobs strictly in order on its own thread: claims the head of the queue,
-/// renders and sends it, and records the outcome. Transient failures (printer or CUPS
-/// unavailable, job stopped) retry with exponential backoff and jitter while the jobs behind wait;
-/// permanent ones (template or data errors) fail at once; after `maxAttempts` a job is dead.
+/// renders and sends it, follows it to the end, and records the outcome. Transient failures
+/// (printer or CUPS unavailable, job aborted) retry with exponential backoff and jitter while the
+/// jobs behind wait; permanent ones (template or data errors, a printer that does not exist) fail
+/// at once; after `maxAttempts` a job is dead. A job waiting on a stopped CUPS queue is followed,
+/// not retried: CUPS holds it and the daemon holds the jobs behind it.
 final class PrintWorker: @unchecked Sendable {
   let printer: PrinterConfig
   let store: JobStore
@@ -14,9 +16,12 @@ final class PrintWorker: @unchecked Sendable {
   let maxAttempts: Int
   let logger: Logger
   let metrics: ServerMetrics
-  private let stopLock = NSLock()
-  private var stopped = false
-  private var thread: Thread?
+  private let state = NSCondition()
+  private var stopAt: Date?
+  private var finished = false
+
+  /// A stop interrupted the job; it stays `printing` and is reconciled at the next start.
+  struct Interrupted: Error {}
 
   init(
     printer: PrinterConfig, store: JobStore, engine: ReceiptEngine, templates: URL, maxAttempts: Int, logger: Logger,
@@ -32,35 +37,63 @@ final class PrintWorker: @unchecked Sendable {
   }
 
   func start() {
-    let thread = Thread { [self] in run() }
+    let thread = Thread { [self] in
+      run()
+      state.lock()
+      finished = true
+      state.broadcast()
+      state.unlock()
+    }
     thread.name = "printer \(printer.name)"
-    self.thread = thread
     thread.start()
   }
 
-  func stop() {
-    stopLock.lock()
-    stopped = true
-    stopLock.unlock()
+  /// Asks the worker to stop: it takes no new job and gives the current one `grace` seconds.
+  func stop(grace: TimeInterval = 10) {
+    state.lock()
+    stopAt = stopAt ?? Date().addingTimeInterval(grace)
+    state.broadcast()
+    state.unlock()
   }
 
-  private var isStopped: Bool {
-    stopLock.lock()
-    defer { stopLock.unlock() }
-    return stopped
+  /// Waits until the worker's thread has ended (after `stop`).
+  func join() {
+    state.lock()
+    while !finished { state.wait() }
+    state.unlock()
+  }
+
+  private var isStopping: Bool {
+    state.lock()
+    defer { state.unlock() }
+    return stopAt != nil
+  }
+
+  /// The stop's grace period is over: the job in hand is left for reconciliation.
+  var mustLeave: Bool {
+    state.lock()
+    defer { state.unlock() }
+    return stopAt.map { Date() >= $0 } ?? false
+  }
+
+  /// Sleeps up to `seconds`, waking early when a stop is requested.
+  private func pause(_ seconds: TimeInterval) {
+    state.lock()
+    if stopAt == nil { _ = state.wait(until: Date().addingTimeInterval(seconds)) }
+    state.unlock()
   }
 
   private func run() {
-    while !isStopped {
+    while !isStopping {
       do {
         if let job = try store.claimNext(printer: printer.name, now: Date()) {
           process(job)
         } else {
-          Thread.sleep(forTimeInterval: 0.05)
+          pause(0.05)
         }
       } catch {
         logger.error("queue store failed: \(error)")
-        Thread.sleep(forTimeInterval: 1)
+        pause(1)
       }
     }
   }
@@ -73,7 +106,9 @@ final class PrintWorker: @unchecked Sendable {
       try store.complete(job.id, cupsJobID: cupsID, now: Date())
       metrics.observePrint(seconds: Date().timeIntervalSince(started))
       logger.info("job \(job.id) printed on \(printer.name)")
-    } catch let error as ReceiptError where error.stage == .data || error.stage == .input {
+    } catch is Interrupted {
+      logger.info("job \(job.id) interrupted by the stop; it is reconciled at the next start")
+    } catch let error as ReceiptError where error.isPermanent {
       try? store.fail(job.id, error: error.message, retryAt: nil, state: .failed, now: Date())
       logger.warning("job \(job.id) failed: \(error.message)")
     } catch {
@@ -82,7 +117,7 @@ final class PrintWorker: @unchecked Sendable {
         try? store.fail(job.id, error: message, retryAt: nil, state: .dead, now: Date())
         logger.error("job \(job.id) dead after \(job.attempts) attempts: \(message)")
       } else {
-        let delay = min(60, 0.5 * pow(2, Double(job.attempts - 1))) * Double.random(in: 0.75...1.25)
+        let delay = Self.backoff(attempt: job.attempts)
         try? store.fail(job.id, error: message, retryAt: Date().addingTimeInterval(delay), state: .queued, now: Date())
         logger.warning(
           "job \(job.id) attempt \(job.attempts) failed, retrying in \(String(format: "%.1f", delay)) s: \(message)")
@@ -90,33 +125,36 @@ final class PrintWorker: @unchecked Sendable {
     }
   }
 
+  /// Exponential backoff with ±25 % jitter: 0.5 s, 1 s, 2 s … capped at 60 s.
+  static func backoff(attempt: Int) -> TimeInterval {
+    min(60, 0.5 * pow(2, Double(max(0, attempt - 1)))) * Double.random(in: 0.75...1.25)
+  }
+
+  /// The job's document, titled with its id (the CUPS job name the daemon finds it by).
+  func document(_ job: Job) throws -> ReceiptDocument {
+    var document = try engine.templateDocument(
+      template: job.template, data: job.data, templates: templates, options: TemplateOptions(locale: job.locale)
+    ).document
+    document.title = Self.cupsJobName(job)
+    return document
+  }
+
   /// Sends a job; returns the CUPS job id for CUPS printers.
   private func print(_ job: Job) throws -> Int? {
-    let rendered = try engine.templateDocument(
-      template: job.template, data: job.data, templates: templates, options: TemplateOptions(locale: job.locale))
-    var document = rendered.document
-    document.title = "receipt-job-\(job.id)"
     switch printer.target {
     case .directory(let directory):
       let file = directory.appendingPathComponent(Self.fileName(job))
       if FileManager.default.fileExists(atPath: file.path) { return nil }  // printed before a crash
-      let pdf = try engine.render(document, format: .pdf).parts[0]
+      let pdf = try engine.render(document(job), format: .pdf).parts[0]
       let partial = file.appendingPathExtension("partial")
       try pdf.write(to: partial)
       try FileManager.default.moveItem(at: partial, to: file)  // atomic: a file exists only when complete
       return nil
     case .socket(let uri):
-      _ = try engine.print(document, request: PrintRequest(printer: uri, copies: job.copies))
+      _ = try engine.print(document(job), request: PrintRequest(printer: uri, copies: job.copies))
       return nil
     case .cups(let queue, let server):
-      let result = try engine.print(
-        document,
-        request: PrintRequest(
-          printer: queue, copies: job.copies, wait: true, server: server, jobName: "receipt-job-\(job.id)"))
-      return result.jobID
+      return try printCUPS(job, queue: queue, server: server)
     }
   }
-
-  /// A directory printer's file for a job: its sequence keeps the files in print order.
-  static func fileName(_ job: Job) -> String { String(format: "%08lld-%@.pdf", job.sequence, job.id) }
 }

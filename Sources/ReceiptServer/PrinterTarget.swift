@@ -33,3 +33,14 @@ public struct PrinterConfig: Sendable, Equatable {
     self.target = target
   }
 }
+
+extension PrinterTarget: CustomStringConvertible {
+  /// The target as it is written in configuration (`cups:QUEUE`, `socket://…`, `dir:PATH`).
+  public var description: String {
+    switch self {
+    case .cups(let queue, _): "cups:\(queue)"
+    case .socket(let uri): uri
+    case .directory(let url): "dir:\(url.path)"
+    }
+  }
+}

@@ -24,9 +24,6 @@ extension ReceiptServer {
 
   /// The request body as a JSON object, within the size limit.
   private func body(_ request: Request, _ context: BasicRequestContext) async throws -> [String: Any] {
-    if let token = configuration.token, request.headers[.authorization] != "Bearer \(token)" {
-      throw Problem(status: .unauthorized, title: "Unauthorized", detail: "send Authorization: Bearer <token>")
-    }
     let buffer: ByteBuffer
     do {
       buffer = try await request.body.collect(upTo: configuration.maxBodyBytes)
@@ -67,7 +64,7 @@ extension ReceiptServer {
     guard let data = object["data"] as? [String: Any] else {
       throw Problem.badRequest("data is required: the order as a JSON object", field: "data")
     }
-    let printer = (object["printer"] as? String) ?? configuration.defaultPrinter ?? ""
+    let printer = (object["printer"] as? String) ?? configuration.effectiveDefaultPrinter ?? ""
     guard configuration.printers.contains(where: { $0.name == printer }) else {
       throw Problem.unprocessable(
         "no printer named '\(printer)'; printers: \(configuration.printers.map(\.name).joined(separator: ", "))",
@@ -127,7 +124,7 @@ extension ReceiptServer {
     guard let format, [.pdf, .png, .pwg].contains(format) else {
       throw Problem.badRequest("format must be pdf, png or pwg", field: "format")
     }
-    let job = try parseJob(object.merging(["printer": configuration.defaultPrinter ?? ""]) { mine, _ in mine })
+    let job = try parseJob(object.merging(["printer": configuration.effectiveDefaultPrinter ?? ""]) { mine, _ in mine })
     let started = Date()
     do {
       let document = try engine.templateDocument(
@@ -149,15 +146,9 @@ extension ReceiptServer {
     let counts = try store.counts()
     return json([
       "printers": configuration.printers.map { printer -> [String: Any] in
-        let kind: String
-        switch printer.target {
-        case .cups(let queue, _): kind = "cups:\(queue)"
-        case .socket(let uri): kind = uri
-        case .directory(let url): kind = "dir:\(url.path)"
-        }
         let states = counts[printer.name] ?? [:]
         return [
-          "name": printer.name, "target": kind, "queued": states["queued"] ?? 0, "printing": states["printing"] ?? 0,
+          "name": printer.name, "target": printer.target.description, "queued": states["queued"] ?? 0, "printing": states["printing"] ?? 0,
         ]
       }
     ])
@@ -182,6 +173,7 @@ extension ReceiptServer {
     ]
     if let error = job.error { object["error"] = error }
     if let id = job.cupsJobID { object["cupsJobId"] = id }
+    if let reasons = job.printerState { object["printerState"] = reasons }
     if let locale = job.locale { object["locale"] = locale }
     return object
   }

@@ -31,6 +31,9 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
         t.column("notBefore", .datetime).notNull()
       }
     }
+    migrator.registerMigration("v2: printer state") { db in
+      try db.alter(table: "job") { t in t.add(column: "printerState", .text) }
+    }
     try migrator.migrate(pool)
   }
 
@@ -42,7 +45,7 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
       var job = Job(
         id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: idempotencyKey, printer: request.printer,
         template: request.template, data: request.data, locale: request.locale, copies: request.copies,
-        state: .queued, attempts: 0, error: nil, cupsJobID: nil, createdAt: now, updatedAt: now, notBefore: now)
+        state: .queued, attempts: 0, error: nil, cupsJobID: nil, printerState: nil, createdAt: now, updatedAt: now, notBefore: now)
       try job.insert(db)
       job.sequence = db.lastInsertedRowID
       return (job, true)
@@ -82,6 +85,7 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
       job.state = .completed
       job.cupsJobID = cupsJobID ?? job.cupsJobID
       job.error = nil
+      job.printerState = nil
       job.updatedAt = now
     }
   }
@@ -122,6 +126,14 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
         try job.update(db)
       }
       return job
+    }
+  }
+
+  public func progress(_ id: String, cupsJobID: Int, printerState: String?, now: Date) throws {
+    try update(id) { job in
+      job.cupsJobID = cupsJobID
+      job.printerState = printerState
+      job.updatedAt = now
     }
   }
 
@@ -177,6 +189,7 @@ extension Job: FetchableRecord, PersistableRecord {
     container["attempts"] = attempts
     container["error"] = error
     container["cupsJobID"] = cupsJobID
+    container["printerState"] = printerState
     container["createdAt"] = createdAt
     container["updatedAt"] = updatedAt
     container["notBefore"] = notBefore

@@ -7,44 +7,63 @@ struct Serve: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Run the print-queue daemon: a durable REST queue that prints each job once, in order.",
     discussion: """
-      Listens on 127.0.0.1 unless --host says otherwise (then --token is required).
+      Settings come from --config FILE (JSON; or $RECEIPT_CONFIG), then the environment \
+      (RECEIPT_HOST, RECEIPT_PORT, RECEIPT_DB, RECEIPT_TEMPLATES, RECEIPT_PRINTERS, \
+      RECEIPT_DEFAULT_PRINTER, RECEIPT_TOKENS, RECEIPT_CORS_ORIGINS), then these flags.
+      Listens on 127.0.0.1 unless told otherwise (then a token is required). SIGTERM or SIGINT \
+      stops it gracefully: the HTTP server first, then each printer finishes its job in hand.
       Example:
         receipt serve --printer counter=cups:Roll80 --printer kitchen=socket://10.0.0.42:9100 \\
           --printer archive=dir:/var/lib/receipt/archive --db /var/lib/receipt/queue.sqlite
       """
   )
 
-  @Option(help: "Address to listen on.") var host = "127.0.0.1"
-  @Option(help: "Port to listen on.") var port = 8631
-  @Option(help: "The queue's SQLite file.") var db = "receipt-queue.sqlite"
+  @Option(help: "A JSON configuration file (see the README).") var config: String?
+  @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
+  @Option(help: "Port to listen on (default 8631; 0 picks a free one).") var port: Int?
+  @Option(help: "The queue's SQLite file (default receipt-queue.sqlite).") var db: String?
   @Option(help: "A printer: NAME=cups:QUEUE, NAME=socket://HOST:PORT or NAME=dir:PATH (repeatable).")
   var printer: [String] = []
   @Option(help: "The printer of jobs that name none (default: the first).") var defaultPrinter: String?
-  @Option(help: "Attempts before a job is dead.") var maxAttempts = 8
-  @Option(help: "Bearer token clients must send (required off loopback).") var token: String?
+  @Option(help: "Attempts before a job is dead (default 20).") var maxAttempts: Int?
+  @Option(help: "A bearer token clients must send (repeatable; required off loopback).") var token: [String] = []
+  @Option(help: "An origin allowed to call the API from a browser, e.g. https://pos.example.com (repeatable).")
+  var corsOrigin: [String] = []
   @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
   var templates: String?
 
   func run() async throws {
-    var printers: [PrinterConfig] = []
-    for spec in printer {
-      let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
-      guard parts.count == 2, !parts[0].isEmpty, let target = PrinterTarget(parsing: parts[1]) else {
-        throw ValidationError(
-          "--printer takes NAME=cups:QUEUE, NAME=socket://HOST:PORT or NAME=dir:PATH, not '\(spec)'")
-      }
-      printers.append(PrinterConfig(name: parts[0], target: target))
-    }
-    guard !printers.isEmpty else { throw ValidationError("give at least one --printer") }
-    var choice = try TemplateChoice.parse([])
-    choice.templates = templates
-    let configuration = ReceiptServer.Configuration(
-      host: host, port: port, database: db, templates: try choice.directory(), printers: printers,
-      defaultPrinter: defaultPrinter, maxAttempts: maxAttempts, token: token)
     try await reportingErrorsAsync {
+      let environment = ProcessInfo.processInfo.environment
+      var settings = ReceiptServer.Configuration.Settings()
+      if let file = config ?? environment["RECEIPT_CONFIG"] {
+        settings = try .init(file: URL(fileURLWithPath: file))
+      }
+      settings = settings.overridden(by: try .init(environment: environment))
+      var flags = ReceiptServer.Configuration.Settings()
+      flags.host = host
+      flags.port = port
+      flags.database = db
+      flags.templates = templates
+      if !printer.isEmpty {
+        let parsed = try printer.map { try PrinterConfig.parse($0, setting: "--printer") }
+        flags.printers = Dictionary(parsed.map { ($0.name, $0.target.description) }) { _, new in new }
+        flags.defaultPrinter = parsed[0].name
+      }
+      flags.defaultPrinter = defaultPrinter ?? flags.defaultPrinter
+      flags.maxAttempts = maxAttempts
+      flags.tokens = token.isEmpty ? nil : token
+      flags.corsOrigins = corsOrigin.isEmpty ? nil : corsOrigin
+      settings = settings.overridden(by: flags)
+      var choice = try TemplateChoice.parse([])
+      choice.templates = settings.templates
+      let configuration = try ReceiptServer.Configuration(settings, templates: try choice.directory())
       let server = try ReceiptServer(configuration: configuration)
-      print("receipt serve: http://\(host):\(port)/v1 with printers \(printers.map(\.name).joined(separator: ", "))")
-      try await server.run()
+      let names = configuration.printers.map(\.name).joined(separator: ", ")
+      try await server.run { port in
+        FileHandle.standardOutput.write(
+          Data("receipt serve: http://\(configuration.host):\(port)/v1 with printers \(names)\n".utf8))
+      }
     }
   }
 }

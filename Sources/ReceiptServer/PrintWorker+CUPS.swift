@@ -1,0 +1,67 @@
+import Foundation
+import ReceiptKit
+
+extension PrintWorker {
+  /// The CUPS job name of a daemon job: unique, so the job can be found again.
+  static func cupsJobName(_ job: Job) -> String { "receipt-job-\(job.id)" }
+
+  /// A directory printer's file for a job: its sequence keeps the files in print order.
+  static func fileName(_ job: Job) -> String { String(format: "%08lld-%@.pdf", job.sequence, job.id) }
+
+  /// Sends a job to a CUPS queue at most once per CUPS job that can still print, then follows it.
+  /// On a second attempt (a retry, or after a crash) CUPS' job history is asked first: a job of
+  /// this name that completed means printed; one that is pending, held, processing or stopped is
+  /// followed instead of sending another. Only when every earlier one was canceled or aborted
+  /// (or there is none) is the job sent again. If CUPS cannot be asked, nothing is sent.
+  func printCUPS(_ job: Job, queue: String, server: String?) throws -> Int {
+    let name = Self.cupsJobName(job)
+    var cupsID: Int?
+    if job.attempts > 1 || job.cupsJobID != nil {
+      let earlier = try engine.cupsJobs(named: name, queue: queue, server: server)
+      if let printed = earlier.first(where: { $0.state == "completed" }) {
+        logger.info("job \(job.id) had printed as CUPS job \(printed.id); not sent again")
+        return printed.id
+      }
+      cupsID = earlier.last(where: \.isActive)?.id
+    }
+    if cupsID == nil {
+      let result = try engine.print(
+        document(job),
+        request: PrintRequest(
+          printer: queue, copies: job.copies, server: server, jobName: name, holdWhenStopped: true))
+      cupsID = result.jobID
+    }
+    guard let cupsID else { throw ReceiptError(.printer, "CUPS returned no job id for \(queue)") }
+    try store.progress(job.id, cupsJobID: cupsID, printerState: nil, now: Date())
+    return try follow(job, cupsID: cupsID, queue: queue, server: server)
+  }
+
+  /// Polls the CUPS job until it ends. While it waits (a stopped queue, no paper) the reasons are
+  /// recorded on the job; waiting costs no attempt. A stop leaves the job to reconciliation.
+  private func follow(_ job: Job, cupsID: Int, queue: String, server: String?) throws -> Int {
+    var recorded: String?
+    var interval = 0.1
+    while true {
+      let status = try engine.cupsJobStatus(cupsID, queue: queue, server: server)
+      switch status.state {
+      case "completed":
+        return cupsID
+      case "canceled":
+        throw ReceiptError(.job, "CUPS job \(cupsID) was canceled on \(queue)", permanent: true)
+      case "aborted":
+        let why = ([status.message] + status.reasons).filter { !$0.isEmpty }.joined(separator: ", ")
+        throw ReceiptError(.job, "CUPS job \(cupsID) was aborted on \(queue)" + (why.isEmpty ? "" : ": \(why)"))
+      default:
+        let reasons = ([status.state] + status.reasons + [status.message]).filter { !$0.isEmpty }
+          .joined(separator: ", ")
+        if reasons != recorded {
+          try store.progress(job.id, cupsJobID: cupsID, printerState: reasons, now: Date())
+          recorded = reasons
+        }
+      }
+      if mustLeave { throw Interrupted() }
+      Thread.sleep(forTimeInterval: interval)
+      interval = min(1, interval * 1.5)
+    }
+  }
+}

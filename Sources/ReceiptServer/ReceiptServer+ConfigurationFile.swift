@@ -1,0 +1,133 @@
+import Foundation
+import ReceiptKit
+
+extension ReceiptServer.Configuration {
+  /// The settings of a configuration file or the environment; nil means not given.
+  public struct Settings: Sendable, Equatable, Decodable {
+    public var host: String?
+    public var port: Int?
+    public var database: String?
+    public var templates: String?
+    /// Printer name → target (`cups:QUEUE`, `socket://HOST:PORT`, `dir:PATH`).
+    public var printers: [String: String]?
+    public var defaultPrinter: String?
+    public var maxAttempts: Int?
+    public var maxBodyBytes: Int?
+    public var tokens: [String]?
+    public var corsOrigins: [String]?
+    public var shutdownGrace: Double?
+    /// The CUPS server of `cups:` printers ("host:port"); default: CUPS_SERVER or client.conf.
+    public var cupsServer: String?
+
+    /// No settings.
+    public init() {}
+
+    /// Reads a JSON configuration file. Unknown keys are errors (a typo would otherwise be
+    /// silently ignored); relative paths are taken from the file's directory.
+    public init(file: URL) throws {
+      let data: Data
+      do {
+        data = try Data(contentsOf: file)
+      } catch {
+        throw ReceiptError(.input, "cannot read the configuration file \(file.path): \(error.localizedDescription)")
+      }
+      guard data.count <= 1 << 20 else { throw ReceiptError(.data, "\(file.path): larger than 1 MiB") }
+      let known: Set<String> = [
+        "host", "port", "database", "templates", "printers", "defaultPrinter", "maxAttempts", "maxBodyBytes", "tokens",
+        "corsOrigins", "shutdownGrace", "cupsServer",
+      ]
+      guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        throw ReceiptError(.data, "\(file.path): not a JSON object; see the README's daemon section for the format")
+      }
+      if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
+        throw ReceiptError(
+          .data, "\(file.path): unknown setting '\(unknown)'; known: \(known.sorted().joined(separator: ", "))")
+      }
+      do {
+        self = try JSONDecoder().decode(Settings.self, from: data)
+      } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+        let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+        throw ReceiptError(.data, "\(file.path): '\(key)' has the wrong type (\(context.debugDescription))")
+      }
+      let base = file.deletingLastPathComponent()
+      func resolve(_ path: String?) -> String? {
+        path.map { $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).standardizedFileURL.path }
+      }
+      database = resolve(database)
+      templates = resolve(templates)
+      printers = printers?.mapValues { $0.hasPrefix("dir:") ? "dir:" + resolve(String($0.dropFirst(4)))! : $0 }
+    }
+
+    /// Reads `RECEIPT_HOST`, `RECEIPT_PORT`, `RECEIPT_DB`, `RECEIPT_TEMPLATES`, `RECEIPT_PRINTERS`
+    /// (`name=target,name=target`), `RECEIPT_DEFAULT_PRINTER`, `RECEIPT_TOKENS` (comma-separated),
+    /// `RECEIPT_CORS_ORIGINS` (comma-separated) and `CUPS_SERVER`.
+    public init(environment: [String: String]) throws {
+      func list(_ key: String) -> [String]? {
+        environment[key].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+      }
+      host = environment["RECEIPT_HOST"]
+      if let text = environment["RECEIPT_PORT"] {
+        guard let value = Int(text) else { throw ReceiptError(.data, "RECEIPT_PORT must be a number, not '\(text)'") }
+        port = value
+      }
+      database = environment["RECEIPT_DB"]
+      templates = environment["RECEIPT_TEMPLATES"]
+      if let specs = list("RECEIPT_PRINTERS") {
+        let parsed = try specs.map { try PrinterConfig.parse($0, setting: "RECEIPT_PRINTERS") }
+        printers = Dictionary(parsed.map { ($0.name, $0.target.description) }) { _, new in new }
+      }
+      defaultPrinter = environment["RECEIPT_DEFAULT_PRINTER"]
+      tokens = list("RECEIPT_TOKENS")
+      corsOrigins = list("RECEIPT_CORS_ORIGINS")
+      cupsServer = environment["CUPS_SERVER"]
+    }
+
+    /// These settings with `other`'s given ones on top.
+    public func overridden(by other: Settings) -> Settings {
+      var result = self
+      result.host = other.host ?? host
+      result.port = other.port ?? port
+      result.database = other.database ?? database
+      result.templates = other.templates ?? templates
+      result.printers = other.printers ?? printers
+      result.defaultPrinter = other.defaultPrinter ?? defaultPrinter
+      result.maxAttempts = other.maxAttempts ?? maxAttempts
+      result.maxBodyBytes = other.maxBodyBytes ?? maxBodyBytes
+      result.tokens = other.tokens ?? tokens
+      result.corsOrigins = other.corsOrigins ?? corsOrigins
+      result.shutdownGrace = other.shutdownGrace ?? shutdownGrace
+      result.cupsServer = other.cupsServer ?? cupsServer
+      return result
+    }
+  }
+
+  /// A configuration from settings; `templates` is used when the settings name no directory.
+  public init(_ settings: Settings, templates: URL) throws {
+    let printers = try (settings.printers ?? [:]).sorted { $0.key < $1.key }.map { name, target in
+      guard let parsed = PrinterTarget(parsing: target, server: settings.cupsServer) else {
+        throw ReceiptError(
+          .data, "printer '\(name)': '\(target)' is not cups:QUEUE, socket://HOST:PORT or dir:PATH")
+      }
+      return PrinterConfig(name: name, target: parsed)
+    }
+    self.init(
+      host: settings.host ?? "127.0.0.1", port: settings.port ?? 8631,
+      database: settings.database ?? "receipt-queue.sqlite",
+      templates: settings.templates.map { URL(fileURLWithPath: $0) } ?? templates, printers: printers,
+      defaultPrinter: settings.defaultPrinter, maxAttempts: settings.maxAttempts ?? 20,
+      maxBodyBytes: settings.maxBodyBytes ?? 1 << 20, tokens: settings.tokens ?? [],
+      corsOrigins: settings.corsOrigins ?? [], shutdownGrace: settings.shutdownGrace ?? 10)
+  }
+}
+
+extension PrinterConfig {
+  /// Parses `NAME=TARGET` (a flag or an environment entry).
+  public static func parse(_ spec: String, setting: String) throws -> PrinterConfig {
+    let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+    guard parts.count == 2, !parts[0].isEmpty, let target = PrinterTarget(parsing: parts[1]) else {
+      throw ReceiptError(
+        .data, "\(setting) takes NAME=cups:QUEUE, NAME=socket://HOST:PORT or NAME=dir:PATH, not '\(spec)'")
+    }
+    return PrinterConfig(name: parts[0], target: target)
+  }
+}
