@@ -53,7 +53,8 @@ let package = Package(
         "ReceiptKit", .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-      ]
+      ],
+      resources: [.embedInCode("Resources/openapi.yaml")]
     ),
     .executableTarget(
       name: "receipt",

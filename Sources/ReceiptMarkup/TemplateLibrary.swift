@@ -21,7 +21,36 @@ public struct TemplateLibrary: Sendable {
   /// The names of the templates (`.xml` files at the top level).
   public func templateNames() throws -> [String] {
     try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".xml") }
+      .filter { !isFragment(directory.appendingPathComponent($0)) }
       .map { String($0.dropLast(4)) }.sorted()
+  }
+
+  /// Whether `name` is a receipt template in the directory (a plain name, an existing file, not
+  /// a fragment): the daemon's check of a client's choice, without listing the directory.
+  public func isTemplate(_ name: String) -> Bool {
+    guard (1...64).contains(name.count), name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) })
+    else { return false }
+    let url = directory.appendingPathComponent("\(name).xml")
+    return FileManager.default.fileExists(atPath: url.path) && !isFragment(url)
+  }
+
+  /// Whether a file's root element is `<fragment>` (something to include, not a receipt).
+  private func isFragment(_ url: URL) -> Bool {
+    guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+    defer { try? handle.close() }
+    let head = String(decoding: (try? handle.read(upToCount: 4096)) ?? Data(), as: UTF8.self)
+    var rest = Substring(head)
+    while let open = rest.firstIndex(of: "<") {
+      rest = rest[open...]
+      if rest.hasPrefix("<?"), let end = rest.range(of: "?>") {
+        rest = rest[end.upperBound...]
+      } else if rest.hasPrefix("<!--"), let end = rest.range(of: "-->") {
+        rest = rest[end.upperBound...]
+      } else {
+        return rest.dropFirst().prefix { $0.isLetter } == "fragment"
+      }
+    }
+    return false
   }
 
   /// A file inside the directory by relative name (`header`, `header.xml`, `logos/cafe.png`).

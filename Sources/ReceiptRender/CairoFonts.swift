@@ -30,17 +30,27 @@ final class CairoFonts {
   /// The cairo font face for a font file and index.
   func face(for font: FontFace) throws -> OpaquePointer {
     if let face = faces[font] { return face }
+    // The lock guards FreeType's library only. It is never held while calling cairo: cairo calls
+    // the destructor below under its own font-map lock, and taking the two in opposite orders on
+    // two threads deadlocks (seen under load in the daemon: a render and a print at once).
     CairoFonts.lock.lock()
-    defer { CairoFonts.lock.unlock() }
-    let library = try CairoFonts.sharedLibrary()
     var ftFace: FT_Face?
-    let error = FT_New_Face(library, font.path, FT_Long(font.index), &ftFace)
+    let error: FT_Error
+    do {
+      error = FT_New_Face(try CairoFonts.sharedLibrary(), font.path, FT_Long(font.index), &ftFace)
+      CairoFonts.lock.unlock()
+    } catch {
+      CairoFonts.lock.unlock()
+      throw error
+    }
     guard error == 0, let ftFace else {
       throw RenderError.font(path: font.path, reason: "FreeType error \(error)")
     }
     let flags = Int32(FT_LOAD_NO_HINTING) | (font.isColor ? Int32(FT_LOAD_COLOR) : 0)
     guard let face = cairo_ft_font_face_create_for_ft_face(ftFace, flags) else {
+      CairoFonts.lock.lock()
       FT_Done_Face(ftFace)
+      CairoFonts.lock.unlock()
       throw RenderError.cairo("cannot create a font face for \(font.path)")
     }
     let status = cairo_font_face_set_user_data(face, CairoFonts.userDataKey, UnsafeMutableRawPointer(ftFace)) {
@@ -51,7 +61,9 @@ final class CairoFonts {
     }
     if status != CAIRO_STATUS_SUCCESS {
       cairo_font_face_destroy(face)
+      CairoFonts.lock.lock()
       FT_Done_Face(ftFace)
+      CairoFonts.lock.unlock()
       throw RenderError.cairo(String(cString: cairo_status_to_string(status)))
     }
     faces[font] = face

@@ -14,6 +14,11 @@ extension ReceiptServer {
     v1.get("printers") { _, _ in try self.printers() }
     v1.get("templates") { _, _ in try self.templateList() }
     router.get("healthz") { _, _ in json(["status": "ok"]) }
+    router.get("openapi.yaml") { _, _ in
+      Response(
+        status: .ok, headers: [.contentType: "application/yaml"],
+        body: .init(byteBuffer: ByteBuffer(bytes: ReceiptServer.openAPIDocument)))
+    }
     router.get("readyz") { _, _ in try self.ready() }
     router.get("metrics") { _, _ in
       Response(
@@ -23,7 +28,7 @@ extension ReceiptServer {
   }
 
   /// The request body as a JSON object, within the size limit.
-  private func body(_ request: Request, _ context: BasicRequestContext) async throws -> [String: Any] {
+  private func body(_ request: Request, _ context: BasicRequestContext) async throws -> (Data, [String: Any]) {
     let buffer: ByteBuffer
     do {
       buffer = try await request.body.collect(upTo: configuration.maxBodyBytes)
@@ -32,16 +37,17 @@ extension ReceiptServer {
         status: .contentTooLarge, title: "Content too large",
         detail: "the body exceeds \(configuration.maxBodyBytes) bytes")
     }
-    guard let object = try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any] else {
+    let data = Data(buffer: buffer)
+    guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
       throw Problem.badRequest("the body must be a JSON object")
     }
-    return object
+    return (data, object)
   }
 
   /// POST /v1/jobs: stored durably before 202; the same Idempotency-Key returns the same job.
   private func submit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-    let object = try await body(request, context)
-    let job = try parseJob(object)
+    let (raw, object) = try await body(request, context)
+    let job = try parseJob(raw, object)
     let key = request.headers[.init("Idempotency-Key")!]
     if let key, key.count > 200 {
       throw Problem.badRequest("Idempotency-Key is longer than 200 characters", field: "Idempotency-Key")
@@ -53,29 +59,62 @@ extension ReceiptServer {
     return json(jobJSON(stored), status: created ? .accepted : .ok, headers: [.location: "/v1/jobs/\(stored.id)"])
   }
 
-  /// Validates a job request: known template and printer, data an object, copies 1…99.
-  private func parseJob(_ object: [String: Any]) throws -> JobRequest {
-    guard let template = object["template"] as? String, !template.isEmpty else {
+  /// The fields of a job request, for type checking (JSONDecoder refuses `"2"` or `true` for copies).
+  private struct JobFields: Decodable {
+    var template: String
+    var data: JSONValue
+    var printer: String?
+    var copies: Int?
+    var locale: String?
+    static let names: Set = ["template", "data", "printer", "copies", "locale"]
+  }
+
+  /// Validates a job request: only known fields of the right types, a known template and
+  /// printer, data an object, copies 1…99, a plausible locale.
+  private func parseJob(_ raw: Data, _ object: [String: Any], printer fallback: String? = nil) throws -> JobRequest {
+    if let unknown = object.keys.sorted().first(where: { !JobFields.names.contains($0) }) {
+      throw Problem.badRequest(
+        "unknown field '\(unknown)'; a job has \(JobFields.names.sorted().joined(separator: ", "))", field: unknown)
+    }
+    let fields: JobFields
+    do {
+      fields = try JSONDecoder().decode(JobFields.self, from: raw)
+    } catch let DecodingError.keyNotFound(key, _) {
+      let hint = key.stringValue == "data" ? "the order as a JSON object" : "a name in the templates directory"
+      throw Problem.badRequest("\(key.stringValue) is required (\(hint))", field: key.stringValue)
+    } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+      let field = context.codingPath.first?.stringValue ?? ""
+      let types = ["template": "a string", "printer": "a string", "locale": "a string", "copies": "an integer"]
+      throw Problem.badRequest("\(field) must be \(types[field] ?? "valid JSON")", field: field)
+    } catch {
+      throw Problem.badRequest("the body is not a valid job: \(error)")
+    }
+    guard !fields.template.isEmpty else {
       throw Problem.badRequest("template is required (a name in the templates directory)", field: "template")
     }
-    guard (try? TemplateLibrary(directory: configuration.templates).templateNames().contains(template)) == true else {
-      throw Problem.unprocessable("no template named '\(template)'", field: "template")
+    guard (try? TemplateLibrary(directory: configuration.templates))?.isTemplate(fields.template) == true else {
+      throw Problem.unprocessable("no template named '\(fields.template)'", field: "template")
     }
-    guard let data = object["data"] as? [String: Any] else {
-      throw Problem.badRequest("data is required: the order as a JSON object", field: "data")
+    guard case .object = fields.data, let data = object["data"] else {
+      throw Problem.badRequest("data must be the order as a JSON object", field: "data")
     }
-    let printer = (object["printer"] as? String) ?? configuration.effectiveDefaultPrinter ?? ""
+    let printer = fields.printer ?? fallback ?? configuration.effectiveDefaultPrinter ?? ""
     guard configuration.printers.contains(where: { $0.name == printer }) else {
       throw Problem.unprocessable(
         "no printer named '\(printer)'; printers: \(configuration.printers.map(\.name).joined(separator: ", "))",
         field: "printer")
     }
-    let copies = (object["copies"] as? Int) ?? 1
+    let copies = fields.copies ?? 1
     guard (1...99).contains(copies) else { throw Problem.badRequest("copies must be 1…99", field: "copies") }
-    let locale = object["locale"] as? String
+    if let locale = fields.locale {
+      guard (2...35).contains(locale.count), locale.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") })
+      else {
+        throw Problem.badRequest("locale must be a locale identifier such as de_DE or ja-JP", field: "locale")
+      }
+    }
     let bytes = try JSONSerialization.data(withJSONObject: data, options: [.sortedKeys])
     guard bytes.count <= JSONValue.maxBytes else { throw Problem.badRequest("data is too large", field: "data") }
-    return JobRequest(printer: printer, template: template, data: bytes, locale: locale, copies: copies)
+    return JobRequest(printer: printer, template: fields.template, data: bytes, locale: fields.locale, copies: copies)
   }
 
   private func list(_ request: Request) throws -> Response {
@@ -88,8 +127,20 @@ extension ReceiptServer {
       }
       state = parsed
     }
-    let limit = min(max(Int(query.get("limit") ?? "") ?? 50, 1), 500)
-    let cursor = query.get("cursor").flatMap { Int64($0) }
+    var limit = 50
+    if let text = query.get("limit") {
+      guard let value = Int(text), (1...500).contains(value) else {
+        throw Problem.badRequest("limit must be an integer from 1 to 500", field: "limit")
+      }
+      limit = value
+    }
+    var cursor: Int64?
+    if let text = query.get("cursor") {
+      guard let value = Int64(text), value > 0 else {
+        throw Problem.badRequest("cursor must be the 'next' value of the previous page", field: "cursor")
+      }
+      cursor = value
+    }
     let jobs = try store.jobs(state: state, printer: query.get("printer"), limit: limit, before: cursor)
     var object: [String: Any] = ["jobs": jobs.map(jobJSON)]
     if jobs.count == limit, let last = jobs.last { object["next"] = String(last.sequence) }
@@ -119,12 +170,12 @@ extension ReceiptServer {
 
   /// POST /v1/render?format=pdf|png|pwg: a synchronous preview, nothing queued.
   private func render(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-    let object = try await body(request, context)
+    let (raw, object) = try await body(request, context)
     let format = OutputFormat(rawValue: request.uri.queryParameters.get("format") ?? "pdf")
     guard let format, [.pdf, .png, .pwg].contains(format) else {
       throw Problem.badRequest("format must be pdf, png or pwg", field: "format")
     }
-    let job = try parseJob(object.merging(["printer": configuration.effectiveDefaultPrinter ?? ""]) { mine, _ in mine })
+    let job = try parseJob(raw, object)
     let started = Date()
     do {
       let document = try engine.templateDocument(

@@ -14,6 +14,10 @@ public final class ReceiptServer: @unchecked Sendable {
   private let lock = NSLock()
   private var workers: [PrintWorker] = []
 
+  /// The API contract (OpenAPI 3.1, `Sources/ReceiptServer/Resources/openapi.yaml`), served at
+  /// `GET /openapi.yaml`.
+  public static var openAPIDocument: [UInt8] { PackageResources.openapi_yaml }
+
   /// Opens the store and prepares the workers (nothing runs until `start`).
   public init(configuration: Configuration, logger: Logger = Logger(label: "receipt.server")) throws {
     try configuration.validate()
@@ -69,6 +73,7 @@ public final class ReceiptServer: @unchecked Sendable {
       router.middlewares.add(CORSAllowListMiddleware(origins: configuration.corsOrigins))
     }
     router.middlewares.add(ProblemMiddleware())
+    router.middlewares.add(MethodNotAllowedMiddleware())
     router.middlewares.add(BearerTokenMiddleware(tokens: configuration.tokens))
     addRoutes(to: router)
     return Application(
@@ -81,13 +86,16 @@ public final class ReceiptServer: @unchecked Sendable {
   /// then the workers finish their jobs in hand; then the function returns.
   public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
     try start()
-    let group = ServiceGroup(
-      configuration: .init(
-        services: [
-          .init(service: WorkersService(server: self)), .init(service: application(onServerRunning: onServerRunning)),
-        ],
-        gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-    try await group.run()
+    var group = ServiceGroupConfiguration(
+      services: [
+        .init(service: WorkersService(server: self)), .init(service: application(onServerRunning: onServerRunning)),
+      ],
+      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+    // Clients that keep connections open cannot hold the shutdown up for ever.
+    let bound = Duration.seconds(configuration.shutdownGrace + 5)
+    group.maximumGracefulShutdownDuration = bound
+    group.maximumCancellationDuration = bound
+    try await ServiceGroup(configuration: group).run()
   }
 }
 

@@ -135,11 +135,47 @@ import Testing
     }
   }
 
-  @Test func offLoopbackNeedsAToken() throws {
-    let templates = ServerFixture.templates
-    #expect(throws: (any Error).self) {
-      try ReceiptServer(
-        configuration: .init(host: "0.0.0.0", database: "/tmp/x-\(UUID()).sqlite", templates: templates, printers: []))
+  @Test func theSameKeySentConcurrentlyMakesOneJobAndOnePrint() async throws {
+    let fixture = try ServerFixture()
+    let ids = try await fixture.server.application().test(.router) { client in
+      try await withThrowingTaskGroup(of: (HTTPResponse.Status, String).self) { group in
+        for _ in 0..<24 {
+          group.addTask {
+            try await client.execute(
+              uri: "/v1/jobs", method: .post, headers: [HTTPField.Name("Idempotency-Key")!: "till-3/order-77"],
+              body: ByteBuffer(string: ServerFixture.body())
+            ) { response in (response.status, object(response.body)["id"] as? String ?? "") }
+          }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
     }
+    #expect(ids.filter { $0.0 == .accepted }.count == 1, "exactly one request created the job")
+    #expect(ids.allSatisfy { $0.0 == .accepted || $0.0 == .ok })
+    #expect(Set(ids.map(\.1)).count == 1 && !ids[0].1.isEmpty, "every answer names the same job")
+    #expect(try fixture.server.store.jobs(state: nil, printer: nil, limit: 50, before: nil).count == 1)
+    try fixture.server.start()
+    defer { fixture.server.stop() }
+    #expect(fixture.wait { fixture.printed.count == 1 })
+    try await Task.sleep(for: .milliseconds(300))
+    #expect(fixture.printed.count == 1, "printed once")
+  }
+
+  @Test func theContractIsServedAndNamesEveryRoute() async throws {
+    let fixture = try ServerFixture()
+    try await fixture.server.application().test(.router) { client in
+      try await client.execute(uri: "/openapi.yaml", method: .get) { response in
+        #expect(response.status == .ok && response.headers[.contentType] == "application/yaml")
+        let text = String(buffer: response.body)
+        #expect(text.hasPrefix("openapi: 3.1"))
+        for (pattern, methods) in MethodNotAllowedMiddleware<BasicRequestContext>.routes {
+          let path = "/" + pattern.map { $0 == "*" ? "{id}" : $0 }.joined(separator: "/") + ":"
+          #expect(text.contains("\n  \(path)\n"), "\(path) is in the contract")
+          _ = methods
+        }
+      }
+    }
+    let file = ServerFixture.templates.appendingPathComponent("../Sources/ReceiptServer/Resources/openapi.yaml")
+    #expect(try Data(contentsOf: file) == Data(ReceiptServer.openAPIDocument), "the served document is the repo's")
   }
 }

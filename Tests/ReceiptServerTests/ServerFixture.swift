@@ -15,13 +15,17 @@ struct ServerFixture {
       .standardizedFileURL
   }
 
-  init(extraPrinters: [PrinterConfig] = [], maxAttempts: Int = 8, database: URL? = nil) throws {
+  init(
+    extraPrinters: [PrinterConfig] = [], maxAttempts: Int = 8, database: URL? = nil,
+    configure: (inout ReceiptServer.Configuration) -> Void = { _ in }
+  ) throws {
     directory = try Tool.temporaryDirectory()
     archive = directory.appendingPathComponent("archive")
     try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
-    let configuration = ReceiptServer.Configuration(
+    var configuration = ReceiptServer.Configuration(
       port: 0, database: (database ?? directory.appendingPathComponent("queue.sqlite")).path, templates: Self.templates,
       printers: [PrinterConfig(name: "archive", target: .directory(archive))] + extraPrinters, maxAttempts: maxAttempts)
+    configure(&configuration)
     server = try ReceiptServer(configuration: configuration)
   }
 

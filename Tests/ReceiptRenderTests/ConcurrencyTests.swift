@@ -1,0 +1,50 @@
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+import ReceiptRender
+import Testing
+
+/// The daemon renders previews and prints on several threads at once with one layout engine.
+@Suite struct ConcurrencyTests {
+  /// Regression: the drawing fonts' lock was held while calling cairo, and cairo's face
+  /// destructor took it under cairo's own lock; a preview and a print at once deadlocked.
+  @Test func rendersOnManyThreadsAtOnceFinishAndAgree() throws {
+    let engine = try ReceiptLayoutEngine()
+    let texts = [
+      "RECEIPT #1042\n2 × Cappuccino\t7.00", "領収書 合計 ¥1,200 ありがとうございました", "Café ☕️ 🍰 Total 9.50",
+      "إيصال المجموع ٩٫٥٠", "ΑΠΟΔΕΙΞΗ Σύνολο 4,20 €",
+    ]
+    let receipts = try texts.map { try engine.layout(.plainText($0)) }
+    let reference = try receipts.map { try PDFRenderer().render($0).count }
+    let done = DispatchGroup()
+    let failures = Failures()
+    for thread in 0..<4 {
+      done.enter()
+      Thread.detachNewThread {
+        defer { done.leave() }
+        for round in 0..<100 {
+          let i = (thread + round) % receipts.count
+          do {
+            let pdf = try PDFRenderer().render(receipts[i])
+            _ = try RasterRenderer().render(receipts[i])
+            if pdf.count != reference[i] { failures.add("thread \(thread): PDF \(i) differs in size") }
+            _ = try engine.layout(.plainText(texts[i]))
+          } catch {
+            failures.add("thread \(thread): \(error)")
+          }
+        }
+      }
+    }
+    let finished = done.wait(timeout: .now() + 120) == .success
+    #expect(finished, "renders on four threads finish (no deadlock)")
+    #expect(failures.all.isEmpty, "\(failures.all)")
+  }
+}
+
+/// Failures collected from threads.
+final class Failures: @unchecked Sendable {
+  private let lock = NSLock()
+  private var list: [String] = []
+  func add(_ message: String) { lock.withLock { list.append(message) } }
+  var all: [String] { lock.withLock { list } }
+}
