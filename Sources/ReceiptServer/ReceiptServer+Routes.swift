@@ -49,8 +49,8 @@ extension ReceiptServer {
     let (raw, object) = try await body(request, context)
     let job = try parseJob(raw, object)
     let key = request.headers[.init("Idempotency-Key")!]
-    if let key, key.count > 200 {
-      throw Problem.badRequest("Idempotency-Key is longer than 200 characters", field: "Idempotency-Key")
+    if let key, key.isEmpty || key.count > 200 {
+      throw Problem.badRequest("Idempotency-Key must be 1 to 200 characters", field: "Idempotency-Key")
     }
     let (stored, created) = try store.submit(job, idempotencyKey: key, now: Date())
     if !created, stored.printer != job.printer || stored.template != job.template || stored.data != job.data {

@@ -16,6 +16,8 @@ public final class PrintRig: @unchecked Sendable {
   public let thermalOutput: URL
   public let rawListener: SocketListener
   public let directory: URL
+  /// The ippeveprinter's IPP URI.
+  public let printerURI: String
 
   nonisolated(unsafe) private static var started: [Process] = []
   private static let lock = NSLock()
@@ -60,6 +62,7 @@ public final class PrintRig: @unchecked Sendable {
       ],
       log: directory.appendingPathComponent("ippeveprinter.log"))
     try Self.waitForPort(ippPort)
+    printerURI = "ipp://127.0.0.1:\(ippPort)/ipp/print"
 
     let cupsPort = try Self.freePort()
     server = "127.0.0.1:\(cupsPort)"
@@ -143,6 +146,18 @@ public final class PrintRig: @unchecked Sendable {
 
   private static func lpadmin(_ arguments: [String], server: String) throws {
     try run("/usr/sbin/lpadmin", arguments, environment: ["CUPS_SERVER": server])
+  }
+
+  /// Adds an IPP Everywhere queue to the rig's printer, for a test that stops or removes it.
+  public func addQueue(_ name: String) throws {
+    try Self.lpadmin(["-p", name, "-E", "-v", printerURI, "-m", "everywhere"], server: server)
+  }
+
+  /// Files the IPP printer received whose job name contains `text`, in the printer's job order.
+  public func received(containing text: String) -> [String] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: spool.path)) ?? []
+    return names.filter { $0.hasSuffix(".pwg") && $0.contains(text) }
+      .sorted { (Int($0.prefix { $0.isNumber }) ?? 0) < (Int($1.prefix { $0.isNumber }) ?? 0) }
   }
 
   /// Runs a CUPS command-line tool against the rig (cupsdisable, lpstat …).

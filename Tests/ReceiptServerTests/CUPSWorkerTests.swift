@@ -1,0 +1,98 @@
+import Foundation
+import ReceiptKit
+import ReceiptTestSupport
+import Testing
+
+@testable import ReceiptServer
+
+/// The daemon against the real cupsd and IPP printer of the rig, each test on its own queue.
+@Suite(.serialized) struct CUPSWorkerTests {
+  func fixture(_ rig: PrintRig, queue: String) throws -> ServerFixture {
+    try ServerFixture(extraPrinters: [PrinterConfig(name: "counter", target: .cups(queue: queue, server: rig.server))])
+  }
+
+  func submit(_ fixture: ServerFixture, count: Int) throws -> [Job] {
+    try (0..<count).map { _ in
+      try fixture.server.store.submit(
+        JobRequest(printer: "counter", template: "receipt", data: Data(ServerFixture.order.utf8)), idempotencyKey: nil,
+        now: Date()
+      ).job
+    }
+  }
+
+  func job(_ fixture: ServerFixture, _ id: String) -> Job? { try? fixture.server.store.job(id) }
+
+  @Test func aStoppedQueueHoldsTheJobsAndResumedTheyPrintInOrder() throws {
+    let rig = try PrintRig.get()
+    try rig.addQueue("daemon-hold")
+    try rig.cupsTool("/usr/sbin/cupsdisable", ["-r", "out of paper", "daemon-hold"])
+    let fixture = try fixture(rig, queue: "daemon-hold")
+    let jobs = try submit(fixture, count: 3)
+    try fixture.server.start()
+    defer { fixture.server.stop() }
+    // The head is sent and held by CUPS; the daemon reports why and holds the rest.
+    #expect(
+      fixture.wait {
+        job(fixture, jobs[0].id)?.printerState?.contains("printer-stopped") == true
+      }, "\(String(describing: job(fixture, jobs[0].id)))")
+    let head = try #require(job(fixture, jobs[0].id))
+    #expect(head.state == .printing && head.cupsJobID != nil)
+    #expect(head.printerState?.contains("out of paper") == true, "\(head.printerState ?? "")")
+    Thread.sleep(forTimeInterval: 2)
+    #expect(job(fixture, jobs[1].id)?.state == .queued && job(fixture, jobs[2].id)?.state == .queued)
+    #expect(job(fixture, jobs[0].id)?.attempts == 1, "waiting costs no attempt")
+    let sent = try fixture.server.engine.cupsJobs(
+      named: PrintWorker.cupsJobName(jobs[0]), queue: "daemon-hold", server: rig.server)
+    #expect(sent.count == 1 && sent[0].state == "pending", "\(sent)")
+    #expect(jobs.allSatisfy { rig.received(containing: $0.id).isEmpty }, "nothing printed while stopped")
+
+    try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-hold"])
+    #expect(
+      fixture.wait(seconds: 60) { jobs.allSatisfy { job(fixture, $0.id)?.state == .completed } },
+      "\(jobs.map { job(fixture, $0.id)?.state })")
+    let files = jobs.map { rig.received(containing: $0.id) }
+    #expect(files.allSatisfy { $0.count == 1 }, "each printed exactly once: \(files)")
+    let order = files.compactMap { $0.first.flatMap { Int($0.prefix { $0.isNumber }) } }
+    #expect(order == order.sorted() && order.count == 3, "in submission order: \(order)")
+  }
+
+  @Test func aRemovedPrinterFailsTheJobWithTheReason() throws {
+    let rig = try PrintRig.get()
+    try rig.addQueue("daemon-gone")
+    try rig.cupsTool("/usr/sbin/lpadmin", ["-x", "daemon-gone"])
+    let fixture = try fixture(rig, queue: "daemon-gone")
+    let jobs = try submit(fixture, count: 2)
+    try fixture.server.start()
+    defer { fixture.server.stop() }
+    #expect(fixture.wait { jobs.allSatisfy { job(fixture, $0.id)?.state == .failed } })
+    let failed = try #require(job(fixture, jobs[0].id))
+    #expect(failed.error?.contains("no printer named 'daemon-gone'") == true, "\(failed.error ?? "")")
+    #expect(failed.attempts == 1, "a removed printer is not retried")
+  }
+
+  @Test func aJobCUPSHasAfterACrashIsNotSentAgain() throws {
+    let rig = try PrintRig.get()
+    try rig.addQueue("daemon-crash")
+    let fixture = try fixture(rig, queue: "daemon-crash")
+    let jobs = try submit(fixture, count: 2)
+    // The crash: job 0 was claimed and sent to CUPS (and printed), but never marked.
+    let claimed = try #require(try fixture.server.store.claimNext(printer: "counter", now: Date()))
+    var document = try fixture.server.engine.templateDocument(
+      template: "receipt", data: claimed.data, templates: ServerFixture.templates
+    ).document
+    document.title = PrintWorker.cupsJobName(claimed)
+    _ = try fixture.server.engine.print(
+      document,
+      request: PrintRequest(
+        printer: "daemon-crash", wait: true, server: rig.server, jobName: PrintWorker.cupsJobName(claimed)))
+    #expect(rig.received(containing: claimed.id).count == 1)
+    // The restart on the same database.
+    let restarted = try ReceiptServer(configuration: fixture.server.configuration)
+    try restarted.start()
+    defer { restarted.stop() }
+    #expect(fixture.wait(seconds: 60) { jobs.allSatisfy { job(fixture, $0.id)?.state == .completed } })
+    #expect(rig.received(containing: jobs[0].id).count == 1, "not printed a second time")
+    #expect(rig.received(containing: jobs[1].id).count == 1)
+    #expect(job(fixture, jobs[0].id)?.cupsJobID != nil, "matched to its CUPS job")
+  }
+}
