@@ -39,4 +39,13 @@ extension ReceiptEngine {
       throw ReceiptError(error)
     }
   }
+
+  /// Cancels a CUPS job.
+  public func cancelCUPSJob(_ id: Int, queue: String, server: String?) throws {
+    do {
+      try CUPSClient(server: server).cancel(job: id, on: queue)
+    } catch let error as PrintError {
+      throw ReceiptError(error)
+    }
+  }
 }

@@ -214,4 +214,11 @@ extension CUPSClient {
       return JobStatus(id: Int(job.id), state: states[Int(job.state.rawValue)] ?? "unknown", reasons: [], message: "")
     }.sorted { $0.id < $1.id }
   }
+
+  /// Cancels a job (the daemon cancels a job whose document never arrived before sending again).
+  public func cancel(job id: Int, on queue: String) throws {
+    guard cupsCancelJob2(nil, queue, Int32(id), 0) == IPP_STATUS_OK else {
+      throw PrintError.rejected("cannot cancel job \(id): \(String(cString: cupsLastErrorString()))")
+    }
+  }
 }

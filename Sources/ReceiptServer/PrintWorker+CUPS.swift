@@ -11,8 +11,9 @@ extension PrintWorker {
   /// Sends a job to a CUPS queue at most once per CUPS job that can still print, then follows it.
   /// On a second attempt (a retry, or after a crash) CUPS' job history is asked first: a job of
   /// this name that completed means printed; one that is pending, held, processing or stopped is
-  /// followed instead of sending another. Only when every earlier one was canceled or aborted
-  /// (or there is none) is the job sent again. If CUPS cannot be asked, nothing is sent.
+  /// followed instead of sending another. One still waiting for its document (`job-incoming`:
+  /// the send was cut off) is canceled. Only when every earlier one was canceled or aborted (or
+  /// there is none) is the job sent again. If CUPS cannot be asked, nothing is sent.
   func printCUPS(_ job: Job, queue: String, server: String?) throws -> Int {
     let name = Self.cupsJobName(job)
     var cupsID: Int?
@@ -22,7 +23,16 @@ extension PrintWorker {
         logger.info("job \(job.id) had printed as CUPS job \(printed.id); not sent again")
         return printed.id
       }
-      cupsID = earlier.last(where: \.isActive)?.id
+      for candidate in earlier.filter(\.isActive) {
+        let status = try engine.cupsJobStatus(candidate.id, queue: queue, server: server)
+        if status.reasons.contains("job-incoming") {
+          // Sending its document was cut off (a crash mid-send): it cannot have printed.
+          try engine.cancelCUPSJob(candidate.id, queue: queue, server: server)
+          logger.info("job \(job.id): CUPS job \(candidate.id) never got its document; canceled, sending again")
+        } else {
+          cupsID = candidate.id
+        }
+      }
     }
     if cupsID == nil {
       let result = try engine.print(

@@ -48,7 +48,8 @@ extension ReceiptServer {
     public func validate() throws {
       guard isLoopback || !tokens.isEmpty else {
         throw ReceiptError(
-          .data, "listening on \(host) needs a bearer token (--token or \"tokens\"); only 127.0.0.1 is open without one")
+          .data, "listening on \(host) needs a bearer token (--token or \"tokens\"); only 127.0.0.1 is open without one"
+        )
       }
       guard tokens.allSatisfy({ $0.count >= 16 }) else {
         throw ReceiptError(.data, "bearer tokens must be at least 16 characters (e.g. openssl rand -hex 16)")
@@ -57,14 +58,16 @@ extension ReceiptServer {
       let names = printers.map(\.name)
       guard Set(names).count == names.count else { throw ReceiptError(.data, "printer names must be unique: \(names)") }
       if let defaultPrinter, !names.contains(defaultPrinter) {
-        throw ReceiptError(.data, "the default printer '\(defaultPrinter)' is not one of \(names.joined(separator: ", "))")
+        throw ReceiptError(
+          .data, "the default printer '\(defaultPrinter)' is not one of \(names.joined(separator: ", "))")
       }
       guard (0...65535).contains(port), maxAttempts >= 1, maxBodyBytes >= 1024, shutdownGrace >= 0 else {
         throw ReceiptError(.data, "port must be 0…65535, maxAttempts ≥ 1, maxBodyBytes ≥ 1024, shutdownGrace ≥ 0")
       }
       for origin in corsOrigins where origin != "*" {
         guard let url = URL(string: origin), url.scheme != nil, url.host != nil, url.path.isEmpty else {
-          throw ReceiptError(.data, "CORS origin '\(origin)' must be scheme://host[:port], e.g. https://pos.example.com")
+          throw ReceiptError(
+            .data, "CORS origin '\(origin)' must be scheme://host[:port], e.g. https://pos.example.com")
         }
       }
     }

@@ -107,7 +107,8 @@ extension ReceiptServer {
     let copies = fields.copies ?? 1
     guard (1...99).contains(copies) else { throw Problem.badRequest("copies must be 1…99", field: "copies") }
     if let locale = fields.locale {
-      guard (2...35).contains(locale.count), locale.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") })
+      guard (2...35).contains(locale.count),
+        locale.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") })
       else {
         throw Problem.badRequest("locale must be a locale identifier such as de_DE or ja-JP", field: "locale")
       }
@@ -199,7 +200,8 @@ extension ReceiptServer {
       "printers": configuration.printers.map { printer -> [String: Any] in
         let states = counts[printer.name] ?? [:]
         return [
-          "name": printer.name, "target": printer.target.description, "queued": states["queued"] ?? 0, "printing": states["printing"] ?? 0,
+          "name": printer.name, "target": printer.target.description, "queued": states["queued"] ?? 0,
+          "printing": states["printing"] ?? 0,
         ]
       }
     ])

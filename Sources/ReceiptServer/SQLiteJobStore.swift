@@ -45,7 +45,8 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
       var job = Job(
         id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: idempotencyKey, printer: request.printer,
         template: request.template, data: request.data, locale: request.locale, copies: request.copies,
-        state: .queued, attempts: 0, error: nil, cupsJobID: nil, printerState: nil, createdAt: now, updatedAt: now, notBefore: now)
+        state: .queued, attempts: 0, error: nil, cupsJobID: nil, printerState: nil, createdAt: now, updatedAt: now,
+        notBefore: now)
       try job.insert(db)
       job.sequence = db.lastInsertedRowID
       return (job, true)

@@ -1,0 +1,149 @@
+import Foundation
+import ReceiptTestSupport
+import Testing
+
+/// The real `receipt serve` under concurrent clients, killed with SIGKILL at random moments and
+/// restarted: every job that got 202 prints exactly once, at a directory printer and at the IPP
+/// printer behind the test cupsd; none that got an error prints; per-printer order holds.
+@Suite(.serialized) struct DaemonCrashTests {
+  var templates: String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates")
+      .standardizedFileURL.path
+  }
+
+  /// What one client learned about one submission.
+  struct Outcome: Sendable {
+    var client: Int
+    var key: String
+    var printer: String
+    var status: Int
+    var id: String?
+    var sequence: Int?
+  }
+
+  @Test func killNineUnderLoadLosesAndDoublesNothing() throws {
+    let rig = try PrintRig.get()
+    try rig.addQueue("daemon-kill")
+    let work = try Tool.temporaryDirectory()
+    let archive = work.appendingPathComponent("archive")
+    try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
+    let daemon = try Daemon(
+      arguments: [
+        "--db", work.appendingPathComponent("queue.sqlite").path, "--printer", "archive=dir:\(archive.path)",
+        "--printer", "counter=cups:daemon-kill", "--templates", templates,
+      ],
+      environment: ["CUPS_SERVER": rig.server], log: work.appendingPathComponent("serve.log"))
+    try daemon.start()
+    let order = try String(contentsOfFile: "\(templates)/Examples/small.json", encoding: .utf8)
+
+    // Four clients, 60 submissions each: mostly the archive, every fifth to CUPS, every
+    // thirteenth invalid (unknown template). A connection error is retried with the same key.
+    let clients = 4
+    let perClient = 60
+    let outcomes = Outcomes()
+    let group = DispatchGroup()
+    for client in 0..<clients {
+      group.enter()
+      Thread.detachNewThread {
+        defer { group.leave() }
+        for n in 0..<perClient {
+          Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.06))  // a till's pace, not a flood
+          let printer = n % 5 == 4 ? "counter" : "archive"
+          let template = n % 13 == 12 ? "no-such-template" : "receipt"
+          let key = "client-\(client)-\(n)"
+          let body = "{\"template\": \"\(template)\", \"printer\": \"\(printer)\", \"data\": \(order)}"
+          let deadline = Date().addingTimeInterval(90)
+          while Date() < deadline {
+            guard
+              let response = try? daemon.request(
+                "POST", "/v1/jobs", body: Data(body.utf8), headers: ["Idempotency-Key": key], timeout: 5)
+            else {
+              Thread.sleep(forTimeInterval: 0.1)  // the daemon is down: try again, same key
+              continue
+            }
+            let json = response.json
+            outcomes.add(
+              Outcome(
+                client: client, key: key, printer: printer, status: response.status, id: json["id"] as? String,
+                sequence: json["sequence"] as? Int))
+            break
+          }
+        }
+      }
+    }
+    // The killer: up to six kill -9 at random moments while the clients submit, each followed by a
+    // restart.
+    var kills = 0
+    while group.wait(timeout: .now() + .milliseconds(Int.random(in: 200...700))) == .timedOut, kills < 6 {
+      daemon.kill9()
+      kills += 1
+      try daemon.start()
+    }
+    #expect(group.wait(timeout: .now() + 120) == .success, "the clients finished")
+    #expect(kills >= 3, "the daemon was killed under load (\(kills) times)")
+    // One more kill while the backlog prints, then let it drain.
+    daemon.kill9()
+    try daemon.start()
+
+    let all = outcomes.all
+    #expect(all.count == clients * perClient, "every submission got an answer")
+    let accepted = all.filter { $0.status == 202 || $0.status == 200 }
+    let rejected = all.filter { $0.status == 422 }
+    #expect(accepted.count + rejected.count == all.count, "\(Set(all.map(\.status)))")
+    #expect(rejected.count == clients * (perClient / 13))
+    // Every client's own submissions are in its order in the queue.
+    for client in 0..<clients {
+      let sequences = accepted.filter { $0.client == client }.compactMap(\.sequence)
+      #expect(sequences == sequences.sorted(), "client \(client) order")
+    }
+    let drained = waitUntil(seconds: 180) {
+      guard let response = try? daemon.request("GET", "/v1/printers") else { return false }
+      let printers = response.json["printers"] as? [[String: Any]] ?? []
+      return printers.allSatisfy { ($0["queued"] as? Int) == 0 && ($0["printing"] as? Int) == 0 }
+    }
+    #expect(drained, "the queue drained")
+
+    // Exactly once at the directory printer, in sequence order by time of writing.
+    let files = ((try? FileManager.default.contentsOfDirectory(atPath: archive.path)) ?? []).filter {
+      $0.hasSuffix(".pdf")
+    }
+    let archived = accepted.filter { $0.printer == "archive" }
+    #expect(files.count == archived.count, "\(files.count) files for \(archived.count) accepted jobs")
+    for outcome in archived {
+      #expect(files.filter { $0.contains(outcome.id ?? "?") }.count == 1, "\(outcome.key)")
+    }
+    let written = files.sorted().compactMap { name -> Date? in
+      try? FileManager.default.attributesOfItem(atPath: archive.appendingPathComponent(name).path)[.modificationDate]
+        as? Date
+    }
+    #expect(written == written.sorted(), "the directory printer wrote them in queue order")
+    // Exactly once at the IPP printer, in queue order.
+    let counter = accepted.filter { $0.printer == "counter" }.sorted { ($0.sequence ?? 0) < ($1.sequence ?? 0) }
+    let received = counter.map { rig.received(containing: $0.id ?? "?") }
+    #expect(received.allSatisfy { $0.count == 1 }, "\(received.filter { $0.count != 1 })")
+    let ippOrder = received.compactMap { $0.first.flatMap { Int($0.prefix { $0.isNumber }) } }
+    #expect(ippOrder == ippOrder.sorted(), "the IPP printer got them in queue order")
+    // Every accepted job completed; nothing else was stored.
+    let stored = (try? daemon.request("GET", "/v1/jobs?limit=500").json["jobs"] as? [[String: Any]]) ?? []
+    #expect(stored.count == accepted.count)
+    #expect(stored.allSatisfy { $0["state"] as? String == "completed" })
+    #expect(daemon.terminate() == 0, "SIGTERM stops it cleanly")
+  }
+
+  func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if condition() { return true }
+      Thread.sleep(forTimeInterval: 0.2)
+    }
+    return condition()
+  }
+}
+
+/// Outcomes collected from client threads.
+final class Outcomes: @unchecked Sendable {
+  private let lock = NSLock()
+  private var list: [DaemonCrashTests.Outcome] = []
+  func add(_ outcome: DaemonCrashTests.Outcome) { lock.withLock { list.append(outcome) } }
+  var all: [DaemonCrashTests.Outcome] { lock.withLock { list } }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+  import FoundationNetworking
+#endif
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The real `receipt serve` binary on a loopback port, for tests that kill and restart it.
+public final class Daemon: @unchecked Sendable {
+  public let port: UInt16
+  let arguments: [String]
+  let environment: [String: String]
+  let log: URL
+  private var process: Process?
+
+  /// Prepares (does not start) a daemon with `arguments` after `serve --port PORT`.
+  public init(arguments: [String], environment: [String: String] = [:], log: URL) throws {
+    port = try PrintRig.freePortForTests()
+    self.arguments = arguments
+    self.environment = environment
+    self.log = log
+    FileManager.default.createFile(atPath: log.path, contents: nil)
+  }
+
+  /// Starts it and waits until /healthz answers (at most 30 s).
+  public func start() throws {
+    let process = Process()
+    process.executableURL = Tool.productsDirectory.appendingPathComponent("receipt")
+    process.arguments = ["serve", "--port", "\(port)"] + arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    let handle = try FileHandle(forWritingTo: log)
+    handle.seekToEndOfFile()
+    process.standardOutput = handle
+    process.standardError = handle
+    try process.run()
+    self.process = process
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline {
+      if let response = try? request("GET", "/healthz", timeout: 1), response.status == 200 { return }
+      guard process.isRunning else { throw RigError("receipt serve exited: see \(log.path)") }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    throw RigError("receipt serve did not answer on port \(port) within 30 s")
+  }
+
+  /// `kill -9`: no shutdown, no cleanup.
+  public func kill9() {
+    guard let process, process.isRunning else { return }
+    kill(process.processIdentifier, SIGKILL)
+    process.waitUntilExit()
+  }
+
+  /// Sends SIGTERM and waits (at most `seconds`) for the process to end; returns its exit status.
+  public func terminate(seconds: Double = 30) -> Int32? {
+    guard let process, process.isRunning else { return process?.terminationStatus }
+    kill(process.processIdentifier, SIGTERM)
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+    if process.isRunning {
+      kill9()
+      return nil
+    }
+    return process.terminationStatus
+  }
+
+  deinit { kill9() }
+
+  /// An HTTP answer.
+  public struct Response: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+    /// The body as a JSON object.
+    public var json: [String: Any] { (try? JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:] }
+  }
+
+  /// One request on loopback; throws on connection errors (a killed daemon).
+  public func request(
+    _ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:], timeout: TimeInterval = 10
+  ) throws -> Response {
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!, timeoutInterval: timeout)
+    request.httpMethod = method
+    request.httpBody = body
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+    let box = ResultBox()
+    let done = DispatchSemaphore(value: 0)
+    URLSession.shared.dataTask(with: request) { data, response, error in
+      if let error {
+        box.result = .failure(error)
+      } else if let http = response as? HTTPURLResponse {
+        let headers = Dictionary(
+          http.allHeaderFields.map { ("\($0.key)".lowercased(), "\($0.value)") }, uniquingKeysWith: { a, _ in a })
+        box.result = .success(Response(status: http.statusCode, headers: headers, body: data ?? Data()))
+      }
+      done.signal()
+    }.resume()
+    done.wait()
+    guard let result = box.result else { throw RigError("no response") }
+    return try result.get()
+  }
+
+  private final class ResultBox: @unchecked Sendable {
+    var result: Result<Response, Error>?
+  }
+}
