@@ -1,0 +1,89 @@
+import Foundation
+import ReceiptKit
+import ReceiptTestSupport
+import Testing
+
+@testable import ReceiptServer
+
+/// Configuration from a file, the environment and flags, and its checks.
+@Suite struct ConfigurationTests {
+  typealias Settings = ReceiptServer.Configuration.Settings
+
+  func file(_ text: String) throws -> URL {
+    let url = try Tool.temporaryDirectory().appendingPathComponent("serve.json")
+    try text.write(to: url, atomically: true, encoding: .utf8)
+    return url
+  }
+
+  @Test func theShippedExampleFileLoads() throws {
+    let example = ServerFixture.templates.appendingPathComponent("../dist/receipt-serve.json").standardizedFileURL
+    let configuration = try ReceiptServer.Configuration(
+      try Settings(file: example), templates: ServerFixture.templates)
+    #expect(configuration.printers.map(\.name) == ["archive", "counter", "kitchen"])
+    #expect(configuration.effectiveDefaultPrinter == "counter")
+    #expect(configuration.printers.first { $0.name == "kitchen" }?.target == .socket("socket://10.0.0.42:9100"))
+    #expect(configuration.corsOrigins == ["https://pos.example.com"])
+    try configuration.validate()
+  }
+
+  @Test func relativePathsAreTakenFromTheFilesDirectory() throws {
+    let url = try file(#"{"database": "q.sqlite", "printers": {"a": "dir:out"}, "templates": "../T"}"#)
+    let settings = try Settings(file: url)
+    let base = url.deletingLastPathComponent()
+    #expect(settings.database == base.appendingPathComponent("q.sqlite").path)
+    #expect(settings.printers?["a"] == "dir:" + base.appendingPathComponent("out").path)
+    #expect(settings.templates == base.deletingLastPathComponent().appendingPathComponent("T").path)
+  }
+
+  @Test func typosAndWrongTypesAreClearErrors() throws {
+    let typo = try file(#"{"prnters": {}}"#)
+    #expect {
+      try Settings(file: typo)
+    } throws: { ($0 as? ReceiptError)?.message.contains("unknown setting 'prnters'") == true }
+    let wrong = try file(#"{"port": "eighty"}"#)
+    #expect {
+      try Settings(file: wrong)
+    } throws: { ($0 as? ReceiptError)?.message.contains("'port' has the wrong type") == true }
+    #expect(throws: ReceiptError.self) { try Settings(file: URL(fileURLWithPath: "/nonexistent/serve.json")) }
+    var bad = Settings()
+    bad.printers = ["a": "lpt1"]
+    #expect {
+      try ReceiptServer.Configuration(bad, templates: ServerFixture.templates)
+    } throws: { ($0 as? ReceiptError)?.message.contains("'lpt1' is not cups:QUEUE") == true }
+  }
+
+  @Test func flagsBeatTheEnvironmentWhichBeatsTheFile() throws {
+    let url = try file(#"{"port": 9000, "host": "127.0.0.1", "printers": {"a": "dir:/tmp/a"}, "maxAttempts": 3}"#)
+    let environment = try Settings(environment: [
+      "RECEIPT_PORT": "9100", "RECEIPT_PRINTERS": "b=cups:Roll, c=socket://10.0.0.9:9100",
+      "RECEIPT_TOKENS": "aaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbb",
+    ])
+    var flags = Settings()
+    flags.port = 9200
+    let merged = try Settings(file: url).overridden(by: environment).overridden(by: flags)
+    #expect(merged.port == 9200 && merged.maxAttempts == 3)
+    #expect(merged.printers == ["b": "cups:Roll", "c": "socket://10.0.0.9:9100"])
+    #expect(merged.tokens == ["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"])
+    #expect(throws: ReceiptError.self) { try Settings(environment: ["RECEIPT_PORT": "x"]) }
+    #expect(throws: ReceiptError.self) { try Settings(environment: ["RECEIPT_PRINTERS": "nameonly"]) }
+  }
+
+  @Test func unsafeOrInconsistentSetupsAreRefused() throws {
+    let printers = [PrinterConfig(name: "a", target: .directory(URL(fileURLWithPath: "/tmp/a")))]
+    let templates = ServerFixture.templates
+    func refused(_ configuration: ReceiptServer.Configuration, _ text: String) {
+      #expect {
+        try configuration.validate()
+      } throws: { ($0 as? ReceiptError)?.message.contains(text) == true }
+    }
+    refused(.init(host: "0.0.0.0", templates: templates, printers: printers), "needs a bearer token")
+    refused(.init(host: "0.0.0.0", templates: templates, printers: printers, tokens: ["short"]), "at least 16")
+    refused(.init(templates: templates, printers: []), "no printers")
+    refused(.init(templates: templates, printers: printers + printers), "unique")
+    refused(.init(templates: templates, printers: printers, defaultPrinter: "b"), "default printer 'b'")
+    refused(.init(templates: templates, printers: printers, corsOrigins: ["pos.example.com"]), "CORS origin")
+    try ReceiptServer.Configuration(
+      host: "0.0.0.0", templates: templates, printers: printers, tokens: ["0123456789abcdef"]
+    ).validate()
+  }
+}
