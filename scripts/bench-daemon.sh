@@ -22,7 +22,7 @@ idle=$(rss)
 echo "idle RSS: $((idle / 1024)) MiB"
 echo "journal: $(sqlite3 "$work/queue.sqlite" 'PRAGMA journal_mode' 2>/dev/null || echo wal)"
 for round in 1 2 3; do
-  RECEIPT_ORDER=Templates/Examples/small.json wrk -t2 -c"$connections" -d"${duration}s" --latency \
+  RECEIPT_ORDER=Templates/Examples/small.json wrk -t"${WRK_THREADS:-1}" -c"$connections" -d"${duration}s" --latency \
     -s scripts/bench/submit.lua "http://127.0.0.1:$port" >"$work/wrk-$round.txt"
   rps=$(awk '/Requests\/sec/ {print $2}' "$work/wrk-$round.txt")
   p50=$(awk '$1 == "50%" {print $2}' "$work/wrk-$round.txt")

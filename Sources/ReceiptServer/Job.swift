@@ -65,6 +65,9 @@ public struct JobRequest: Sendable, Equatable {
 public protocol JobStore: Sendable {
   /// Stores a new job, or returns the job an idempotency key already names (`created` false).
   func submit(_ request: JobRequest, idempotencyKey: String?, now: Date) throws -> (job: Job, created: Bool)
+  /// `submit` for the API: durable when it returns, without blocking a thread of the
+  /// concurrency pool; concurrent submissions may share one commit (one fsync).
+  func accept(_ request: JobRequest, idempotencyKey: String?) async throws -> (job: Job, created: Bool)
   func job(_ id: String) throws -> Job?
   /// Jobs newest first, optionally filtered, after a cursor (a sequence number).
   func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) throws -> [Job]

@@ -2,6 +2,10 @@ import Foundation
 import Logging
 import ReceiptKit
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Prints one printer's jobs strictly in order on its own thread: claims the head of the queue,
 /// renders and sends it, follows it to the end, and records the outcome. Transient failures
 /// (printer or CUPS unavailable, job aborted) retry with exponential backoff and jitter while the
@@ -38,6 +42,9 @@ final class PrintWorker: @unchecked Sendable {
 
   func start() {
     let thread = Thread { [self] in
+      // Rendering is background work: the API answers first (a printer prints a receipt in a
+      // second or so; a till waits for its 202 on every sale).
+      Self.lowerThisThreadsPriority()
       run()
       state.lock()
       finished = true
@@ -46,6 +53,15 @@ final class PrintWorker: @unchecked Sendable {
     }
     thread.name = "printer \(printer.name)"
     thread.start()
+  }
+
+  /// nice 10 for the calling thread (Linux: setpriority on its thread id, read from
+  /// /proc/thread-self, as Glibc's gettid is not visible to Swift).
+  static func lowerThisThreadsPriority() {
+    guard let link = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"),
+      let tid = id_t(link.split(separator: "/").last ?? "")
+    else { return }
+    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), tid, 10)
   }
 
   /// Asks the worker to stop: it takes no new job and gives the current one `grace` seconds.

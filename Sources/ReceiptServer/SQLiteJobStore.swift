@@ -5,6 +5,7 @@ import GRDB
 /// it returns, so an accepted job survives a crash or power loss.
 public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   private let pool: DatabasePool
+  private let committer: GroupCommitter
 
   /// Opens (and migrates) the database at `path`.
   public init(path: String) throws {
@@ -35,22 +36,30 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
       try db.alter(table: "job") { t in t.add(column: "printerState", .text) }
     }
     try migrator.migrate(pool)
+    committer = GroupCommitter(pool: pool)
   }
 
   public func submit(_ request: JobRequest, idempotencyKey: String?, now: Date) throws -> (job: Job, created: Bool) {
-    try pool.write { db in
-      if let key = idempotencyKey, let existing = try Job.filter(Column("idempotencyKey") == key).fetchOne(db) {
-        return (existing, false)
-      }
-      var job = Job(
-        id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: idempotencyKey, printer: request.printer,
-        template: request.template, data: request.data, locale: request.locale, copies: request.copies,
-        state: .queued, attempts: 0, error: nil, cupsJobID: nil, printerState: nil, createdAt: now, updatedAt: now,
-        notBefore: now)
-      try job.insert(db)
-      job.sequence = db.lastInsertedRowID
-      return (job, true)
+    try pool.write { db in try Self.insert(request, idempotencyKey: idempotencyKey, now: now, db) }
+  }
+
+  public func accept(_ request: JobRequest, idempotencyKey: String?) async throws -> (job: Job, created: Bool) {
+    try await committer.submit(request, idempotencyKey: idempotencyKey)
+  }
+
+  /// Stores a job in an open write transaction, or finds the one its key names.
+  static func insert(_ request: JobRequest, idempotencyKey: String?, now: Date, _ db: Database) throws -> (Job, Bool) {
+    if let key = idempotencyKey, let existing = try Job.filter(Column("idempotencyKey") == key).fetchOne(db) {
+      return (existing, false)
     }
+    var job = Job(
+      id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: idempotencyKey, printer: request.printer,
+      template: request.template, data: request.data, locale: request.locale, copies: request.copies,
+      state: .queued, attempts: 0, error: nil, cupsJobID: nil, printerState: nil, createdAt: now, updatedAt: now,
+      notBefore: now)
+    try job.insert(db)
+    job.sequence = db.lastInsertedRowID
+    return (job, true)
   }
 
   public func job(_ id: String) throws -> Job? {
