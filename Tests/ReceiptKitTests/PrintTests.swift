@@ -35,7 +35,7 @@ import Testing
     #expect(
       result.stdout.contains("roll-") && result.stdout.contains("completed") && result.stdout.contains("pwg-raster"))
     let received = try FileManager.default.contentsOfDirectory(atPath: rig.spool.path).filter {
-      !before.contains($0) && $0.hasSuffix(".pwg")
+      !before.contains($0) && $0.hasSuffix(".pwg") && !$0.contains("receipt-job-")  // not the daemon tests' jobs
     }
     try #require(received.count == 1, "\(received)")
     #expect(received[0].contains("receipt-"), "the job name carries the receipt id")
