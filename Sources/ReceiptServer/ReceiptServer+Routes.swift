@@ -200,12 +200,37 @@ extension ReceiptServer {
     return json([
       "printers": configuration.printers.map { printer -> [String: Any] in
         let states = counts[printer.name] ?? [:]
+        let (state, reasons) = printerState(printer.target)
         return [
           "name": printer.name, "target": printer.target.description, "queued": states["queued"] ?? 0,
-          "printing": states["printing"] ?? 0,
+          "printing": states["printing"] ?? 0, "state": state, "reasons": reasons,
         ]
       }
     ])
+  }
+
+  /// What a printer is doing: CUPS' queue state and reasons; a directory's availability; a
+  /// socket printer is not probed (`unknown`).
+  private func printerState(_ target: PrinterTarget) -> (String, [String]) {
+    switch target {
+    case .cups(let queue, let server):
+      do {
+        guard let found = try engine.printers(server: server).first(where: { $0.name == queue }) else {
+          return ("missing", ["no CUPS queue named \(queue)"])
+        }
+        let reasons = (found.stateReasons.filter { $0 != "none" } + [found.stateMessage]).filter { !$0.isEmpty }
+        return (found.acceptingJobs ? found.state : "rejecting", reasons)
+      } catch let error as ReceiptError {
+        return ("unreachable", [error.message])
+      } catch {
+        return ("unreachable", ["\(error)"])
+      }
+    case .directory(let url):
+      return FileManager.default.isWritableFile(atPath: url.path)
+        ? ("idle", []) : ("unavailable", ["\(url.path) is not a writable directory"])
+    case .socket:
+      return ("unknown", [])
+    }
   }
 
   private func templateList() throws -> Response {

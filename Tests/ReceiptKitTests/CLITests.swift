@@ -13,6 +13,18 @@ import Testing
     for command in ["render", "measure", "versions"] { #expect(result.stdout.contains(command)) }
   }
 
+  @Test func serveRefusesABadSetupWithOneLineAndExit65() throws {
+    let directory = try Tool.temporaryDirectory()
+    let config = directory.appendingPathComponent("serve.json")
+    try #"{"printers": {"counter": "cups:Roll80"}, "prot": 8631}"#.write(to: config, atomically: true, encoding: .utf8)
+    let typo = try Tool.run(receipt, ["serve", "--config", config.path])
+    #expect(typo.status == 65 && typo.stderr.contains("unknown setting 'prot'"), "\(typo.stderr)")
+    let open = try Tool.run(receipt, ["serve", "--host", "0.0.0.0", "--printer", "a=dir:\(directory.path)"])
+    #expect(open.status == 65 && open.stderr.contains("needs a bearer token"), "\(open.stderr)")
+    let target = try Tool.run(receipt, ["serve", "--printer", "a=lpt1"])
+    #expect(target.status == 65 && target.stderr.contains("NAME=cups:QUEUE"), "\(target.stderr)")
+  }
+
   @Test func renderWritesAPdfAndSaysWhere() throws {
     let dir = try Tool.temporaryDirectory()
     let input = dir.appendingPathComponent("note.txt")

@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 import ReceiptKit
 import ReceiptTestSupport
 import Testing
@@ -94,5 +96,44 @@ import Testing
     #expect(rig.received(containing: jobs[0].id).count == 1, "not printed a second time")
     #expect(rig.received(containing: jobs[1].id).count == 1)
     #expect(job(fixture, jobs[0].id)?.cupsJobID != nil, "matched to its CUPS job")
+  }
+
+  @Test func printersShowTheirCUPSState() async throws {
+    let rig = try PrintRig.get()
+    try rig.addQueue("daemon-state")
+    try rig.cupsTool("/usr/sbin/cupsdisable", ["-r", "cover open", "daemon-state"])
+    let fixture = try fixture(rig, queue: "daemon-state")
+    try await fixture.server.application().test(.router) { client in
+      try await client.execute(uri: "/v1/printers", method: .get) { response in
+        let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+        let printers = object?["printers"] as? [[String: Any]] ?? []
+        let counter = printers.first { $0["name"] as? String == "counter" }
+        #expect(counter?["state"] as? String == "stopped")
+        #expect((counter?["reasons"] as? [String])?.contains("cover open") == true, "\(String(describing: counter))")
+        #expect(printers.first { $0["name"] as? String == "archive" }?["state"] as? String == "idle")
+      }
+    }
+  }
+
+  @Test func aStopLeavesAHeldJobToTheNextStartWhichPrintsItOnce() throws {
+    let rig = try PrintRig.get()
+    try rig.addQueue("daemon-stop")
+    try rig.cupsTool("/usr/sbin/cupsdisable", ["daemon-stop"])
+    let fixture = try ServerFixture(
+      extraPrinters: [PrinterConfig(name: "counter", target: .cups(queue: "daemon-stop", server: rig.server))]
+    ) { $0.shutdownGrace = 1 }
+    let jobs = try submit(fixture, count: 1)
+    try fixture.server.start()
+    #expect(fixture.wait { job(fixture, jobs[0].id)?.cupsJobID != nil })
+    let started = Date()
+    fixture.server.stop()  // the job cannot finish: the stop waits its grace, then leaves it
+    #expect(Date().timeIntervalSince(started) < 5, "the stop is bounded by the grace period")
+    #expect(job(fixture, jobs[0].id)?.state == .printing, "left for reconciliation")
+    try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-stop"])
+    let restarted = try ReceiptServer(configuration: fixture.server.configuration)
+    try restarted.start()
+    defer { restarted.stop() }
+    #expect(fixture.wait(seconds: 60) { job(fixture, jobs[0].id)?.state == .completed })
+    #expect(rig.received(containing: jobs[0].id).count == 1, "printed once")
   }
 }
