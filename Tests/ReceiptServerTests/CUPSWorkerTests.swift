@@ -122,9 +122,13 @@ import Testing
     let fixture = try ServerFixture(
       extraPrinters: [PrinterConfig(name: "counter", target: .cups(queue: "daemon-stop", server: rig.server))]
     ) { $0.shutdownGrace = 1 }
+    try #require(
+      fixture.wait {
+        try fixture.server.engine.printers(server: rig.server).first { $0.name == "daemon-stop" }?.state == "stopped"
+      }, "the queue is stopped before the job is sent")
     let jobs = try submit(fixture, count: 1)
     try fixture.server.start()
-    #expect(fixture.wait { job(fixture, jobs[0].id)?.cupsJobID != nil })
+    #expect(fixture.wait { job(fixture, jobs[0].id)?.printerState?.contains("printer-stopped") == true })
     let started = Date()
     fixture.server.stop()  // the job cannot finish: the stop waits its grace, then leaves it
     #expect(Date().timeIntervalSince(started) < 5, "the stop is bounded by the grace period")

@@ -43,6 +43,12 @@ public final class PrintRig: @unchecked Sendable {
     for name in (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []
     where name.hasPrefix("receipt-rig-") {
       if let pid = Int32(name.dropFirst("receipt-rig-".count)), kill(pid, 0) != 0 {
+        // Its watchdogs stop its daemons (dbus, avahi, cupsd …) within ~2 s of its exit; a rig
+        // started meanwhile would see a dying avahi as running. Wait for them to be gone.
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline, (try? Tool.run("pgrep", ["-f", "kill -0 \(pid) "]).status) == 0 {
+          Thread.sleep(forTimeInterval: 0.1)
+        }
         try? FileManager.default.removeItem(atPath: "/tmp/\(name)")
       }
     }
@@ -195,8 +201,16 @@ public final class PrintRig: @unchecked Sendable {
     throw RigError("\(path) did not appear")
   }
 
+  /// A live process of that name (zombies do not count: a previous rig's killed daemon can stay a
+  /// zombie for a moment until init reaps it).
   private static func isRunning(_ name: String) -> Bool {
-    (try? Tool.run("pgrep", ["-x", name]).status) == 0
+    guard let result = try? Tool.run("pgrep", ["-x", name]), result.status == 0 else { return false }
+    return result.stdout.split(separator: "\n").contains { pid in
+      let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+      guard let end = stat.lastIndex(of: ")") else { return false }
+      let state = stat[stat.index(after: end)...].split(separator: " ").first
+      return state != nil && state != "Z" && state != "X"
+    }
   }
 
   /// Starts a daemon under a shell watchdog that stops it when this test process is gone (the
@@ -209,7 +223,7 @@ public final class PrintRig: @unchecked Sendable {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
     let watchdog = """
       "$0" "$@" & child=$!
-      stop() { kill $child 2>/dev/null; sleep 1; kill -9 $child 2>/dev/null; }
+      stop() { kill $child 2>/dev/null; sleep 1; kill -9 $child 2>/dev/null; wait $child; }
       trap 'stop; exit 0' TERM INT
       while kill -0 \(getpid()) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.5; done
       stop
