@@ -61,6 +61,12 @@ public struct CUPSClient: Sendable {
       throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
     }
     defer { ippDelete(response) }
+    // An error answer carries no printer-state: say so instead of defaulting to idle.
+    let status = ippGetStatusCode(response)
+    if status.rawValue >= IPP_STATUS_ERROR_BAD_REQUEST.rawValue {
+      if status == IPP_STATUS_ERROR_NOT_FOUND { throw PrintError.unknownPrinter(name, known: []) }
+      throw PrintError.serverUnavailable(server: server, reason: String(cString: ippErrorString(status)))
+    }
     let states = [3: "idle", 4: "processing", 5: "stopped"]
     let formats = strings(response, "document-format-supported")
     var resolutions = self.resolutions(response, "pwg-raster-document-resolution-supported")
