@@ -59,6 +59,15 @@ extension ReceiptEngine {
     }
   }
 
+  /// One CUPS queue with its state and capabilities.
+  public func printer(named name: String, server: String? = nil) throws -> PrinterQueue {
+    do {
+      return try CUPSClient(server: server).queue(named: name)
+    } catch let error as PrintError {
+      throw ReceiptError(error)
+    }
+  }
+
   /// Lays out, renders for the printer's path and resolution, and sends the receipt.
   public func print(_ document: ReceiptDocument, request: PrintRequest) throws -> PrintResult {
     guard (1...99).contains(request.copies) else { throw ReceiptError(.data, "copies must be between 1 and 99") }

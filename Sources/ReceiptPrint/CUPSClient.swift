@@ -29,13 +29,15 @@ public struct CUPSClient: Sendable {
     return try names.map { try queue($0.0, isDefault: $0.1) }
   }
 
-  /// One queue by name.
+  /// One queue by name: one Get-Printer-Attributes request (the daemon asks this on every poll
+  /// of a waiting job); all queues are listed only to name them when it does not exist.
   public func queue(named name: String) throws -> PrinterQueue {
-    let all = try queues()
-    guard let queue = all.first(where: { $0.name == name }) else {
-      throw PrintError.unknownPrinter(name, known: all.map(\.name))
+    do {
+      let isDefault = cupsGetDefault2(nil).map { String(cString: $0) == name } ?? false
+      return try queue(name, isDefault: isDefault)
+    } catch PrintError.unknownPrinter {
+      throw PrintError.unknownPrinter(name, known: (try? queues().map(\.name)) ?? [])
     }
-    return queue
   }
 
   /// The default queue.

@@ -215,13 +215,11 @@ extension ReceiptServer {
     switch target {
     case .cups(let queue, let server):
       do {
-        guard let found = try engine.printers(server: server).first(where: { $0.name == queue }) else {
-          return ("missing", ["no CUPS queue named \(queue)"])
-        }
+        let found = try engine.printer(named: queue, server: server)
         let reasons = (found.stateReasons.filter { $0 != "none" } + [found.stateMessage]).filter { !$0.isEmpty }
         return (found.acceptingJobs ? found.state : "rejecting", reasons)
       } catch let error as ReceiptError {
-        return ("unreachable", [error.message])
+        return (error.isPermanent ? "missing" : "unreachable", [error.message])
       } catch {
         return ("unreachable", ["\(error)"])
       }
