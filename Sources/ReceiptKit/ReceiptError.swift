@@ -16,19 +16,23 @@ public struct ReceiptError: Error, CustomStringConvertible, Sendable {
     case printer
     /// The print job ended without printing.
     case job
+    /// Something the command needs is in use or out of reach (the queue database of a daemon).
+    case unavailable
   }
   public var stage: Stage
   /// One line: what failed, where, and how to fix it.
   public var message: String
-  /// Trying again cannot help (bad input, a printer that does not exist, media that does not
-  /// fit); the daemon fails such jobs at once instead of retrying them.
+  /// Trying again cannot help (bad input, a receipt too long for the printer, a render that
+  /// fails the same way every time, a printer that does not exist); the daemon fails such jobs
+  /// at once instead of retrying them. Only printer, I/O and availability faults are retried.
   public var isPermanent: Bool
 
-  /// Creates an error; input and data errors are permanent unless `permanent` says otherwise.
+  /// Creates an error; input, data, layout and render errors are permanent unless `permanent`
+  /// says otherwise.
   public init(_ stage: Stage, _ message: String, permanent: Bool? = nil) {
     self.stage = stage
     self.message = message
-    self.isPermanent = permanent ?? (stage == .input || stage == .data)
+    self.isPermanent = permanent ?? [.input, .data, .layout, .render].contains(stage)
   }
 
   public var description: String { message }

@@ -1,50 +1,53 @@
 import Foundation
 
 /// Order data: any JSON value, addressed by paths such as `order.items[0].price`.
-public enum JSONValue: Hashable, Sendable, Decodable {
+///
+/// Equality is by value: object members in any order, arrays in order, numbers by their
+/// decimal value (`1.50 == 1.5`), so two requests compare the way a person reading them would.
+public enum JSONValue: Hashable, Sendable {
   case null
   case bool(Bool)
-  case number(Double)
+  case number(JSONNumber)
   case string(String)
   case array([JSONValue])
   case object([String: JSONValue])
 
-  public init(from decoder: Decoder) throws {
-    let c = try decoder.singleValueContainer()
-    if c.decodeNil() {
-      self = .null
-    } else if let b = try? c.decode(Bool.self) {
-      self = .bool(b)
-    } else if let n = try? c.decode(Double.self) {
-      self = .number(n)
-    } else if let s = try? c.decode(String.self) {
-      self = .string(s)
-    } else if let a = try? c.decode([JSONValue].self) {
-      self = .array(a)
-    } else {
-      self = .object(try c.decode([String: JSONValue].self))
-    }
-  }
-
   /// Largest order JSON accepted.
   public static let maxBytes = 8 << 20
 
-  /// Parses JSON bytes, with a clear error for size and syntax problems.
+  /// Parses order JSON strictly (``JSONParser``), with the size limit; errors carry
+  /// line:column.
   public static func parse(_ data: Data, name: String = "order") throws -> JSONValue {
     guard data.count <= maxBytes else {
       throw TemplateError(file: name, message: "order data is \(data.count) bytes; the limit is \(maxBytes)")
     }
-    do {
-      return try JSONDecoder().decode(JSONValue.self, from: data)
-    } catch let DecodingError.dataCorrupted(context) {
-      let reason = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-      throw TemplateError(file: name, message: "invalid JSON: \(reason ?? context.debugDescription)")
-    } catch {
-      throw TemplateError(file: name, message: "invalid JSON: \(error)")
+    return try JSONParser.parse(data, name: name)
+  }
+
+  /// Parses order JSON that must be an object (an order), with a clear error otherwise.
+  public static func parseOrder(_ data: Data, name: String = "order") throws -> JSONValue {
+    let value = try parse(data, name: name)
+    guard case .object = value else {
+      throw TemplateError(
+        file: name, line: 1, column: 1,
+        message: "the order must be a JSON object ({\"items\": […], …}), not \(value.kind); wrap it in an object")
+    }
+    return value
+  }
+
+  /// What kind of value this is, for messages ("an array", "a number" …).
+  public var kind: String {
+    switch self {
+    case .null: return "null"
+    case .bool: return "a boolean"
+    case .number: return "a number"
+    case .string: return "a string"
+    case .array: return "an array"
+    case .object: return "an object"
     }
   }
 
-  /// The value at a member name or index.
+  /// The value at a member name.
   subscript(key: String) -> JSONValue? {
     if case .object(let o) = self { return o[key] }
     return nil
@@ -55,32 +58,36 @@ public enum JSONValue: Hashable, Sendable, Decodable {
     switch self {
     case .null: return false
     case .bool(let b): return b
-    case .number(let n): return n != 0
+    case .number(let n): return n.digits != "0"
     case .string(let s): return !s.isEmpty
     case .array(let a): return !a.isEmpty
     case .object: return true
     }
   }
 
-  /// The value as plain text (numbers without a needless ".0").
+  /// The value as plain text: numbers exactly as written in the order (`820982911946154508`,
+  /// `4.80`), strings as they are, arrays joined with ", ".
   var text: String {
     switch self {
     case .null: return ""
     case .bool(let b): return b ? "true" : "false"
-    case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n)
+    case .number(let n): return n.literal
     case .string(let s): return s
     case .array(let a): return a.map(\.text).joined(separator: ", ")
     case .object: return ""
     }
   }
 
-  /// The value as a number, if it is one or a numeric string.
-  var number: Double? {
+  /// The value as a number, if it is one or a numeric string ("4.80").
+  var decimal: JSONNumber? {
     switch self {
     case .number(let n): return n
-    case .string(let s): return Double(s.trimmingCharacters(in: .whitespaces))
-    case .bool(let b): return b ? 1 : 0
+    case .string(let s): return JSONNumber(literal: s.trimmingCharacters(in: .whitespaces))
+    case .bool(let b): return JSONNumber(b ? 1 : 0)
     default: return nil
     }
   }
+
+  /// The value as binary floating point, for formatters (nil if it is not a number).
+  var number: Double? { decimal?.double }
 }

@@ -8,11 +8,20 @@ struct StyleSheet {
   private(set) var classes: [String: [String: String]] = [:]
 
   mutating func merge(json data: Data, source: String, at location: SourceLocation) throws {
-    guard let sheet = try? JSONDecoder().decode([String: [String: JSONValue]].self, from: data) else {
+    let parsed: JSONValue
+    do {
+      parsed = try JSONParser.parse(data, name: source)
+    } catch let error as TemplateError {
+      throw TemplateError(location, "style sheet \(error)")
+    }
+    guard case .object(let sheet) = parsed else {
       throw TemplateError(
         location, "style sheet \(source) must be a JSON object of classes, each an object of properties")
     }
-    for (name, properties) in sheet {
+    for (name, value) in sheet {
+      guard case .object(let properties) = value else {
+        throw TemplateError(location, "class '\(name)' in \(source) must be an object of properties")
+      }
       var values = classes[name] ?? [:]
       for (key, value) in properties {
         switch value {

@@ -76,7 +76,8 @@ extension TemplateRenderer {
       var inner = scope
       inner.variables[name] = item
       inner.variables["loop"] = .object([
-        "index": .number(Double(index)), "number": .number(Double(index + 1)), "count": .number(Double(items.count)),
+        "index": .number(JSONNumber(index)), "number": .number(JSONNumber(index + 1)),
+        "count": .number(JSONNumber(items.count)),
         "first": .bool(index == 0), "last": .bool(index == items.count - 1),
       ])
       out += try expand(node.children, scope: inner, style: style, inRow: inRow)

@@ -31,7 +31,7 @@ extension TemplateLibrary {
   public func render(template name: String, data: Data, options: TemplateOptions = TemplateOptions()) throws
     -> RenderedTemplate
   {
-    let order = try JSONValue.parse(data)
+    let order = try JSONValue.parseOrder(data)
     let renderer = TemplateRenderer(library: self, order: order, options: options)
     return try renderer.render(name)
   }
@@ -39,7 +39,7 @@ extension TemplateLibrary {
   /// Checks a template: XML, elements, attributes, classes and includes, binding the given data
   /// (or none, leniently).
   public func validate(template name: String, data: Data? = nil, strict: Bool = false) throws -> [String] {
-    let order = try data.map { try JSONValue.parse($0) } ?? .object([:])
+    let order = try data.map { try JSONValue.parseOrder($0) } ?? .object([:])
     let renderer = TemplateRenderer(
       library: self, order: order, options: TemplateOptions(strict: strict && data != nil))
     // Without data, bindings get a neutral "0" so only the template itself is judged.
@@ -230,7 +230,7 @@ final class TemplateRenderer {
     if t.count >= 2, let q = t.first, q == "'" || q == "\"", t.last == q {
       return .string(String(t.dropFirst().dropLast()))
     }
-    if let n = Double(t) { return .number(n) }
+    if let n = JSONNumber(literal: t) { return .number(n) }
     if t == "true" || t == "false" { return .bool(t == "true") }
     throw TemplateError(location, "'\(t)' in a test must be a $path, a number, true/false or a 'quoted string'")
   }

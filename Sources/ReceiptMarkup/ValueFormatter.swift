@@ -98,7 +98,7 @@ struct ValueFormatter {
 
   /// ISO 8601 (date, date-time, with or without fraction) or Unix seconds.
   static func date(from value: JSONValue) -> Date? {
-    if case .number(let seconds) = value { return Date(timeIntervalSince1970: seconds) }
+    if case .number(let seconds) = value { return Date(timeIntervalSince1970: seconds.double) }
     guard case .string(let s) = value else { return nil }
     let full = ISO8601DateFormatter()
     if let d = full.date(from: s) { return d }

@@ -1,8 +1,14 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 import ReceiptKit
 import ServiceLifecycle
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// The print-queue daemon: a durable job store, one worker per printer and the HTTP API.
 public final class ReceiptServer: @unchecked Sendable {
@@ -11,8 +17,14 @@ public final class ReceiptServer: @unchecked Sendable {
   let engine: ReceiptEngine
   let metrics = ServerMetrics()
   let logger: Logger
+  /// Open HTTP connections (idle ones are closed beyond `maxConnections`).
+  let connections: ConnectionRegistry
+  /// Previews and printer probes: blocking C work off the request threads.
+  let blocking = BlockingExecutor(name: "receipt blocking", threads: 2, capacity: 16)
   private let lock = NSLock()
   private var workers: [PrintWorker] = []
+  /// Held while the workers run: one daemon per queue file.
+  private var databaseLock: DatabaseLock?
 
   /// The API contract (OpenAPI 3.1, `Sources/ReceiptServer/Resources/openapi.yaml`), served at
   /// `GET /openapi.yaml`.
@@ -23,15 +35,22 @@ public final class ReceiptServer: @unchecked Sendable {
     try configuration.validate()
     self.configuration = configuration
     self.logger = logger
-    store = try SQLiteJobStore(path: configuration.database)
+    connections = ConnectionRegistry(maxConnections: configuration.maxConnections)
+    do {
+      store = try SQLiteJobStore(path: configuration.database)
+    } catch let error as StoreUnavailable {
+      throw ReceiptError(.unavailable, "\(error); check --db and the directory's permissions and free space")
+    }
     engine = try ReceiptEngine()
   }
 
-  /// Reconciles jobs a crash left mid-print, then starts one worker per printer.
+  /// Takes the queue file's lock (one daemon per file), reconciles jobs a crash left mid-print,
+  /// then starts one worker per printer.
   public func start() throws {
-    try recover()
     lock.lock()
     defer { lock.unlock() }
+    if databaseLock == nil { databaseLock = try DatabaseLock(database: configuration.database) }
+    try recover()
     for printer in configuration.printers {
       let worker = PrintWorker(
         printer: printer, store: store, engine: engine, templates: configuration.templates,
@@ -51,16 +70,28 @@ public final class ReceiptServer: @unchecked Sendable {
     lock.unlock()
     running.forEach { $0.stop(grace: configuration.shutdownGrace) }
     running.forEach { $0.join() }
+    lock.lock()
+    defer { lock.unlock() }
+    if databaseLock != nil {
+      // The jobs still `printing` were left by this stop, not by a crash.
+      do { try store.markCleanShutdown() } catch { logger.error("cannot record the clean shutdown: \(error)") }
+      databaseLock = nil
+    }
   }
 
   /// Jobs found `printing` at start were interrupted. They go back to the head of their queue
   /// with their attempt count; the worker then checks before sending again: a directory
   /// printer's file, or a CUPS job of the same name that completed or may still print, means it
   /// is not sent a second time. Socket printers cannot be asked, so for them it is at least once.
+  /// A job that was printing when the daemon died counts a crash; after `maxCrashes` it is dead,
+  /// so a job that crashes the renderer cannot stop its printer's queue.
   func recover() throws {
-    for job in try store.interrupted() {
-      try store.requeue(job.id, now: Date())
-      logger.info("job \(job.id) was interrupted; it is checked with its printer before anything is resent")
+    for job in try store.recover(maxCrashes: configuration.maxCrashes, now: Date()) {
+      if job.state == .dead {
+        logger.error("job \(job.id) is dead: \(job.error ?? "")")
+      } else {
+        logger.info("job \(job.id) was interrupted; it is checked with its printer before anything is resent")
+      }
     }
   }
 
@@ -69,15 +100,26 @@ public final class ReceiptServer: @unchecked Sendable {
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
   ) -> some ApplicationProtocol {
     let router = Router()
-    if !configuration.corsOrigins.isEmpty {  // outermost: error responses get CORS headers too
-      router.middlewares.add(CORSAllowListMiddleware(origins: configuration.corsOrigins))
-    }
+    // Outermost first: Host (DNS rebinding), Origin (other web pages; CORS headers also on error
+    // answers), problems as problem+json, 405, tokens.
+    router.middlewares.add(HostMiddleware(configuration: configuration))
+    router.middlewares.add(OriginMiddleware(origins: configuration.corsOrigins))
     router.middlewares.add(ProblemMiddleware())
     router.middlewares.add(MethodNotAllowedMiddleware())
     router.middlewares.add(BearerTokenMiddleware(tokens: configuration.tokens))
     addRoutes(to: router)
+    let headerTimeout = TimeAmount.milliseconds(Int64(configuration.headerTimeout * 1000))
+    let registry = connections
+    let http1 = HTTP1Channel.Configuration(
+      additionalChannelHandlers: [ConnectionGuard(registry: registry, headerTimeout: headerTimeout)],
+      idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
+    // Idle connections beyond maxConnections are closed by ConnectionGuard; the hard cap only
+    // protects file descriptors from connections that are all in a request.
     return Application(
-      router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port)),
+      router: router, server: .http1(configuration: http1),
+      configuration: .init(
+        address: .hostname(configuration.host, port: configuration.port),
+        availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections * 4, logger: logger)),
       onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
       logger: logger)
   }
@@ -85,6 +127,12 @@ public final class ReceiptServer: @unchecked Sendable {
   /// Serves until SIGTERM or SIGINT, under Swift Service Lifecycle: the HTTP server stops first,
   /// then the workers finish their jobs in hand; then the function returns.
   public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    let files = Self.raiseFileLimit()
+    if files < configuration.maxConnections + 64 {
+      logger.warning(
+        "the open-file limit is \(files), too low for maxConnections \(configuration.maxConnections); raise LimitNOFILE"
+      )
+    }
     try start()
     var group = ServiceGroupConfiguration(
       services: [
@@ -96,6 +144,20 @@ public final class ReceiptServer: @unchecked Sendable {
     group.maximumGracefulShutdownDuration = bound
     group.maximumCancellationDuration = bound
     try await ServiceGroup(configuration: group).run()
+  }
+}
+
+extension ReceiptServer {
+  /// Raises the soft open-file limit to the hard one (the usual soft limit is 1024) and returns
+  /// it, so `maxConnections` connections plus files and CUPS sockets fit.
+  static func raiseFileLimit() -> Int {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+    if limit.rlim_cur < limit.rlim_max {
+      limit.rlim_cur = limit.rlim_max
+      _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+    return Int(clamping: limit.rlim_cur)
   }
 }
 

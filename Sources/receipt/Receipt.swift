@@ -139,7 +139,7 @@ func reportingErrors(_ body: () throws -> Void) throws {
     case .data: throw ExitCode(65)
     case .layout, .render: throw ExitCode(70)
     case .output: throw ExitCode(73)
-    case .printer: throw ExitCode(69)
+    case .printer, .unavailable: throw ExitCode(69)
     case .job: throw ExitCode(75)
     }
   }

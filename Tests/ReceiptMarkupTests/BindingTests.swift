@@ -70,9 +70,14 @@ import Testing
     } throws: { "\($0)".contains("ISO 4217") }
   }
 
-  @Test func invalidJSONIsAClearError() {
+  @Test func invalidJSONIsAClearErrorWithLineAndColumn() {
     #expect {
-      try TemplateFixture.body("<text>x</text>", data: #"{"a": }"#)
-    } throws: { "\($0)".contains("invalid JSON") }
+      try TemplateFixture.body("<text>x</text>", data: "{\n  \"a\": }")
+    } throws: { "\($0)".hasPrefix("order:2:8: expected a value") }
+    #expect {
+      try TemplateFixture.body("<text>x</text>", data: #"[{"a": 1}]"#)
+    } throws: {
+      "\($0)" == "order:1:1: the order must be a JSON object ({\"items\": […], …}), not an array; wrap it in an object"
+    }
   }
 }

@@ -19,7 +19,8 @@ import Testing
     try await fixture.server.application().test(.router) { client in
       var id = ""
       try await client.execute(
-        uri: "/v1/jobs", method: .post, headers: [HTTPField.Name("Idempotency-Key")!: "order-1042"],
+        uri: "/v1/jobs", method: .post,
+        headers: [.contentType: "application/json", HTTPField.Name("Idempotency-Key")!: "order-1042"],
         body: ByteBuffer(string: ServerFixture.body())
       ) { response in
         #expect(response.status == .accepted)
@@ -31,14 +32,16 @@ import Testing
       let other = try SQLiteJobStore(path: fixture.server.configuration.database)
       #expect(try other.job(id)?.state == .queued)
       try await client.execute(
-        uri: "/v1/jobs", method: .post, headers: [HTTPField.Name("Idempotency-Key")!: "order-1042"],
+        uri: "/v1/jobs", method: .post,
+        headers: [.contentType: "application/json", HTTPField.Name("Idempotency-Key")!: "order-1042"],
         body: ByteBuffer(string: ServerFixture.body())
       ) { response in
         #expect(response.status == .ok)
         #expect(object(response.body)["id"] as? String == id)
       }
       try await client.execute(
-        uri: "/v1/jobs", method: .post, headers: [HTTPField.Name("Idempotency-Key")!: "order-1042"],
+        uri: "/v1/jobs", method: .post,
+        headers: [.contentType: "application/json", HTTPField.Name("Idempotency-Key")!: "order-1042"],
         body: ByteBuffer(string: ServerFixture.body(template: "kitchen"))
       ) { response in
         #expect(response.status == .conflict)
@@ -65,7 +68,9 @@ import Testing
         (#"{"template": "receipt", "copies": 500, "data": {}}"#, .badRequest, "copies"),
       ]
       for (body, status, field) in cases {
-        try await client.execute(uri: "/v1/jobs", method: .post, body: ByteBuffer(string: body)) { response in
+        try await client.execute(
+          uri: "/v1/jobs", method: .post, headers: ServerFixture.json, body: ByteBuffer(string: body)
+        ) { response in
           #expect(response.status == status, "\(body)")
           #expect(response.headers[.contentType] == "application/problem+json")
           #expect(object(response.body)["field"] as? String == field, "\(body)")
@@ -75,7 +80,9 @@ import Testing
       try await client.execute(uri: "/v1/jobs/unknown", method: .get) { #expect($0.status == .notFound) }
       try await client.execute(uri: "/v1/jobs?state=weird", method: .get) { #expect($0.status == .badRequest) }
       let huge = #"{"template": "receipt", "data": {"x": ""# + String(repeating: "a", count: 2 << 20) + #""}}"#
-      try await client.execute(uri: "/v1/jobs", method: .post, body: ByteBuffer(string: huge)) { response in
+      try await client.execute(
+        uri: "/v1/jobs", method: .post, headers: ServerFixture.json, body: ByteBuffer(string: huge)
+      ) { response in
         #expect(response.status == .contentTooLarge)
       }
     }
@@ -107,7 +114,8 @@ import Testing
     let fixture = try ServerFixture()
     try await fixture.server.application().test(.router) { client in
       try await client.execute(
-        uri: "/v1/render?format=pdf", method: .post, body: ByteBuffer(string: ServerFixture.body())
+        uri: "/v1/render?format=pdf", method: .post, headers: ServerFixture.json,
+        body: ByteBuffer(string: ServerFixture.body())
       ) {
         response in
         #expect(response.status == .ok && response.headers[.contentType] == "application/pdf")
@@ -116,7 +124,8 @@ import Testing
         #expect(try Tool.run("pdftotext", [url.path, "-"]).stdout.contains("Corner Café"))
       }
       try await client.execute(
-        uri: "/v1/render?format=svg", method: .post, body: ByteBuffer(string: ServerFixture.body())
+        uri: "/v1/render?format=svg", method: .post, headers: ServerFixture.json,
+        body: ByteBuffer(string: ServerFixture.body())
       ) {
         #expect($0.status == .badRequest)
       }
@@ -142,7 +151,8 @@ import Testing
         for _ in 0..<24 {
           group.addTask {
             try await client.execute(
-              uri: "/v1/jobs", method: .post, headers: [HTTPField.Name("Idempotency-Key")!: "till-3/order-77"],
+              uri: "/v1/jobs", method: .post,
+              headers: [.contentType: "application/json", HTTPField.Name("Idempotency-Key")!: "till-3/order-77"],
               body: ByteBuffer(string: ServerFixture.body())
             ) { response in (response.status, object(response.body)["id"] as? String ?? "") }
           }

@@ -18,18 +18,22 @@ import Testing
         ("/v1/jobs", HTTPRequest.Method.get), ("/v1/printers", .get), ("/v1/templates", .get), ("/metrics", .get),
         ("/readyz", .get), ("/v1/jobs", .post), ("/v1/jobs/x", .delete),
       ] {
-        try await client.execute(uri: uri, method: method, body: ByteBuffer(string: ServerFixture.body())) {
+        try await client.execute(
+          uri: uri, method: method, headers: ServerFixture.json, body: ByteBuffer(string: ServerFixture.body())
+        ) {
           #expect($0.status == .unauthorized, "\(method) \(uri)")
           #expect($0.headers[.contentType] == "application/problem+json")
         }
         try await client.execute(
-          uri: uri, method: method, headers: [.authorization: "Bearer wrong-token-0000000"],
+          uri: uri, method: method,
+          headers: [.authorization: "Bearer wrong-token-0000000", .contentType: "application/json"],
           body: ByteBuffer(string: ServerFixture.body())
         ) { #expect($0.status == .unauthorized, "wrong token: \(method) \(uri)") }
       }
       try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok) }
       try await client.execute(
-        uri: "/v1/jobs", method: .post, headers: [.authorization: "Bearer \(Self.token)"],
+        uri: "/v1/jobs", method: .post,
+        headers: [.contentType: "application/json", .authorization: "Bearer \(Self.token)"],
         body: ByteBuffer(string: ServerFixture.body())
       ) { #expect($0.status == .accepted) }
     }
@@ -55,7 +59,8 @@ import Testing
       }
       // Actual requests: allowed origins get the header, also on errors; others do not.
       try await client.execute(
-        uri: "/v1/jobs", method: .post, headers: [.origin: "https://pos.example.com"],
+        uri: "/v1/jobs", method: .post,
+        headers: [.contentType: "application/json", .origin: "https://pos.example.com"],
         body: ByteBuffer(string: ServerFixture.body())
       ) { response in
         #expect(response.status == .accepted)
@@ -96,7 +101,8 @@ import Testing
       }
       for name in ["header", "../Templates/receipt", "receipt.xml", "Examples/small"] {
         try await client.execute(
-          uri: "/v1/jobs", method: .post, body: ByteBuffer(string: ServerFixture.body(template: name))
+          uri: "/v1/jobs", method: .post, headers: ServerFixture.json,
+          body: ByteBuffer(string: ServerFixture.body(template: name))
         ) { #expect($0.status == .unprocessableContent, "\(name)") }
       }
     }

@@ -1,6 +1,10 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
 import ReceiptKit
 import ReceiptTestSupport
+import ServiceLifecycle
 
 @testable import ReceiptServer
 
@@ -29,6 +33,9 @@ struct ServerFixture {
     server = try ReceiptServer(configuration: configuration)
   }
 
+  /// The headers of a JSON body.
+  static let json: HTTPFields = [.contentType: "application/json"]
+
   /// The small example order.
   static var order: String {
     try! String(contentsOf: templates.appendingPathComponent("Examples/small.json"), encoding: .utf8)
@@ -52,5 +59,27 @@ struct ServerFixture {
       Thread.sleep(forTimeInterval: 0.05)
     }
     return try condition()
+  }
+
+  /// Runs the daemon's HTTP server on a free loopback port (workers as the test set them) while
+  /// `body` runs, then shuts it down.
+  func live<T: Sendable>(_ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
+    let port = AsyncStream.makeStream(of: Int.self)
+    let app = server.application { port.continuation.yield($0) }
+    let group = ServiceGroup(services: [app], logger: Logger(label: "test"))
+    return try await withThrowingTaskGroup(of: Void.self) { tasks in
+      tasks.addTask { try await group.run() }
+      var ports = port.stream.makeAsyncIterator()
+      guard let number = await ports.next() else { throw RigError("the server did not start") }
+      do {
+        let result = try await body(number)
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+        return result
+      } catch {
+        await group.triggerGracefulShutdown()
+        throw error
+      }
+    }
   }
 }

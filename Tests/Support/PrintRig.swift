@@ -342,9 +342,10 @@ public final class PrintRig: @unchecked Sendable {
     """
 }
 
-struct RigError: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
+/// A test rig failure with what went wrong.
+public struct RigError: Error, CustomStringConvertible {
+  public var description: String
+  public init(_ description: String) { self.description = description }
 }
 
 /// A loopback TCP listener that records everything sent to it (a stand-in ESC/POS printer).

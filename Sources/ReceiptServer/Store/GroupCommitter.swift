@@ -14,6 +14,7 @@ final class GroupCommitter: @unchecked Sendable {
   }
 
   private let pool: DatabasePool
+  private let health: StoreHealth
   private let lock = NSLock()
   private var pending: [Pending] = []
   /// A committer thread is running (it ends when nothing is pending).
@@ -21,8 +22,9 @@ final class GroupCommitter: @unchecked Sendable {
   /// Largest batch per transaction (bounds the time a commit holds the writer).
   private let maxBatch = 256
 
-  init(pool: DatabasePool) {
+  init(pool: DatabasePool, health: StoreHealth) {
     self.pool = pool
+    self.health = health
   }
 
   /// Stores a job (or finds the one its key names); returns once it is committed.
@@ -59,15 +61,19 @@ final class GroupCommitter: @unchecked Sendable {
   private func commit(_ batch: [Pending]) {
     let now = Date()
     do {
-      let outcomes = try pool.write { db in
-        try batch.map { try SQLiteJobStore.insert($0.request, idempotencyKey: $0.key, now: now, db) }
+      let outcomes = try health.guarded(write: true) {
+        try pool.write { db in
+          try batch.map { try SQLiteJobStore.insert($0.request, idempotencyKey: $0.key, now: now, db) }
+        }
       }
       for (item, outcome) in zip(batch, outcomes) { item.continuation.resume(returning: outcome) }
     } catch {
       for item in batch {
         item.continuation.resume(
           with: Result {
-            try pool.write { db in try SQLiteJobStore.insert(item.request, idempotencyKey: item.key, now: now, db) }
+            try health.guarded(write: true) {
+              try pool.write { db in try SQLiteJobStore.insert(item.request, idempotencyKey: item.key, now: now, db) }
+            }
           })
       }
     }

@@ -1,17 +1,27 @@
 import Foundation
 import GRDB
 
-/// Jobs in a SQLite file through GRDB, in WAL mode: every write is a committed transaction before
-/// it returns, so an accepted job survives a crash or power loss.
+/// Jobs in a SQLite file through GRDB, in WAL mode with `synchronous=FULL`: every write is a
+/// committed transaction whose WAL frames are fsynced before it returns, so an accepted job
+/// survives a crash and a power cut. (GRDB's default for WAL is NORMAL, durable across a process
+/// crash only.)
 public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   private let pool: DatabasePool
   private let committer: GroupCommitter
+  let health = StoreHealth()
 
   /// Opens (and migrates) the database at `path`.
   public init(path: String) throws {
     var configuration = Configuration()
     configuration.busyMode = .timeout(5)
-    pool = try DatabasePool(path: path, configuration: configuration)
+    do {
+      pool = try DatabasePool(path: path, configuration: configuration)
+      // GRDB sets NORMAL on the writer after `prepareDatabase` runs (its WAL set-up), so FULL is
+      // set here, on the pool's one writer connection; a test reads it back.
+      try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+    } catch let error as DatabaseError {
+      throw StoreUnavailable(reason: "cannot open \(path): \(error.message ?? "\(error.resultCode)")")
+    }
     var migrator = DatabaseMigrator()
     migrator.registerMigration("v1") { db in
       try db.create(table: "job") { t in
@@ -35,12 +45,35 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
     migrator.registerMigration("v2: printer state") { db in
       try db.alter(table: "job") { t in t.add(column: "printerState", .text) }
     }
-    try migrator.migrate(pool)
-    committer = GroupCommitter(pool: pool)
+    migrator.registerMigration("v3: crashes, daemon state") { db in
+      try db.alter(table: "job") { t in t.add(column: "crashes", .integer).notNull().defaults(to: 0) }
+      try db.create(table: "daemon") { t in
+        t.primaryKey("key", .text)
+        t.column("value", .text).notNull()
+      }
+    }
+    let pool = self.pool
+    try health.guarded(write: true) { try migrator.migrate(pool) }
+    committer = GroupCommitter(pool: pool, health: health)
+  }
+
+  /// The value of `PRAGMA synchronous` on the store's connections (2 = FULL).
+  public func synchronousMode() throws -> Int {
+    try pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
   }
 
   public func submit(_ request: JobRequest, idempotencyKey: String?, now: Date) throws -> (job: Job, created: Bool) {
-    try pool.write { db in try Self.insert(request, idempotencyKey: idempotencyKey, now: now, db) }
+    try write { db in try Self.insert(request, idempotencyKey: idempotencyKey, now: now, db) }
+  }
+
+  /// A write transaction; SQLite errors become ``StoreUnavailable``.
+  private func write<T>(_ body: (Database) throws -> T) throws -> T {
+    try health.guarded(write: true) { try pool.write(body) }
+  }
+
+  /// A read; SQLite errors become ``StoreUnavailable``.
+  private func read<T>(_ body: (Database) throws -> T) throws -> T {
+    try health.guarded(write: false) { try pool.read(body) }
   }
 
   public func accept(_ request: JobRequest, idempotencyKey: String?) async throws -> (job: Job, created: Bool) {
@@ -55,7 +88,8 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
     var job = Job(
       id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: idempotencyKey, printer: request.printer,
       template: request.template, data: request.data, locale: request.locale, copies: request.copies,
-      state: .queued, attempts: 0, error: nil, cupsJobID: nil, printerState: nil, createdAt: now, updatedAt: now,
+      state: .queued, attempts: 0, crashes: 0, error: nil, cupsJobID: nil, printerState: nil, createdAt: now,
+      updatedAt: now,
       notBefore: now)
     try job.insert(db)
     job.sequence = db.lastInsertedRowID
@@ -63,11 +97,11 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   }
 
   public func job(_ id: String) throws -> Job? {
-    try pool.read { try Job.filter(Column("id") == id).fetchOne($0) }
+    try read { try Job.filter(Column("id") == id).fetchOne($0) }
   }
 
   public func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) throws -> [Job] {
-    try pool.read { db in
+    try read { db in
       var request = Job.order(Column("sequence").desc).limit(limit)
       if let state { request = request.filter(Column("state") == state.rawValue) }
       if let printer { request = request.filter(Column("printer") == printer) }
@@ -77,7 +111,7 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   }
 
   public func claimNext(printer: String, now: Date) throws -> Job? {
-    try pool.write { db in
+    try write { db in
       let head = try Job.filter(Column("printer") == printer)
         .filter([Job.State.queued.rawValue, Job.State.printing.rawValue].contains(Column("state")))
         .order(Column("sequence")).fetchOne(db)
@@ -114,7 +148,7 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   }
 
   public func cancel(_ id: String, now: Date) throws -> Job? {
-    try pool.write { db in
+    try write { db in
       guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return nil }
       if job.state == .queued {
         job.state = .canceled
@@ -126,7 +160,7 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   }
 
   public func retry(_ id: String, now: Date) throws -> Job? {
-    try pool.write { db in
+    try write { db in
       guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return nil }
       if job.state == .failed || job.state == .dead {
         job.state = .queued
@@ -147,8 +181,49 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
     }
   }
 
+  public func recover(maxCrashes: Int, now: Date) throws -> [Job] {
+    try write { db in
+      let clean = try String.fetchOne(db, sql: "SELECT value FROM daemon WHERE key = 'cleanShutdown'") == "1"
+      try db.execute(sql: "DELETE FROM daemon WHERE key = 'cleanShutdown'")
+      var jobs = try Job.filter(Column("state") == Job.State.printing.rawValue).order(Column("sequence")).fetchAll(db)
+      for i in jobs.indices {
+        if !clean { jobs[i].crashes += 1 }
+        if jobs[i].crashes >= maxCrashes {
+          jobs[i].state = .dead
+          jobs[i].error =
+            "the daemon stopped \(jobs[i].crashes) times while printing this job (did rendering it crash?); "
+            + "check the order and retry it by hand"
+        } else {
+          jobs[i].state = .queued
+        }
+        jobs[i].updatedAt = now
+        try jobs[i].update(db)
+      }
+      return jobs
+    }
+  }
+
+  public func markCleanShutdown() throws {
+    try write { db in
+      try db.execute(sql: "INSERT OR REPLACE INTO daemon (key, value) VALUES ('cleanShutdown', '1')")
+    }
+  }
+
+  public func writeProblem() -> String? {
+    guard health.problem != nil else { return nil }
+    // A probe write: after a disk-full or I/O error, ready again once a write works.
+    do {
+      try write { db in
+        try db.execute(sql: "INSERT OR REPLACE INTO daemon (key, value) VALUES ('probe', ?)", arguments: ["\(Date())"])
+      }
+      return nil
+    } catch {
+      return health.problem ?? "\(error)"
+    }
+  }
+
   public func interrupted() throws -> [Job] {
-    try pool.read {
+    try read {
       try Job.filter(Column("state") == Job.State.printing.rawValue).order(Column("sequence")).fetchAll($0)
     }
   }
@@ -161,7 +236,7 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   }
 
   public func counts() throws -> [String: [String: Int]] {
-    try pool.read { db in
+    try read { db in
       var result: [String: [String: Int]] = [:]
       let rows = try Row.fetchAll(db, sql: "SELECT printer, state, COUNT(*) AS n FROM job GROUP BY printer, state")
       for row in rows {
@@ -173,8 +248,8 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
     }
   }
 
-  private func update(_ id: String, _ change: @escaping (inout Job) -> Void) throws {
-    try pool.write { db in
+  private func update(_ id: String, _ change: (inout Job) -> Void) throws {
+    try write { db in
       guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return }
       change(&job)
       try job.update(db)
@@ -197,6 +272,7 @@ extension Job: FetchableRecord, PersistableRecord {
     container["copies"] = copies
     container["state"] = state.rawValue
     container["attempts"] = attempts
+    container["crashes"] = crashes
     container["error"] = error
     container["cupsJobID"] = cupsJobID
     container["printerState"] = printerState

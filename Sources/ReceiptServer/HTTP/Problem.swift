@@ -9,6 +9,8 @@ struct Problem: Error {
   var detail: String
   /// The request field at fault, if one is.
   var field: String?
+  /// Seconds after which trying again makes sense (`Retry-After`), for 429 and 503.
+  var retryAfter: Int?
 
   var response: Response {
     var object: [String: Any] = [
@@ -16,9 +18,9 @@ struct Problem: Error {
     ]
     if let field { object["field"] = field }
     let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-    return Response(
-      status: status, headers: [.contentType: "application/problem+json"],
-      body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    var headers: HTTPFields = [.contentType: "application/problem+json"]
+    if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
   }
 
   static func badRequest(_ detail: String, field: String? = nil) -> Problem {
@@ -29,9 +31,21 @@ struct Problem: Error {
     Problem(status: .unprocessableContent, title: "Unprocessable content", detail: detail, field: field)
   }
   static func conflict(_ detail: String) -> Problem { Problem(status: .conflict, title: "Conflict", detail: detail) }
+  static func unsupportedMediaType(_ detail: String) -> Problem {
+    Problem(status: .unsupportedMediaType, title: "Unsupported media type", detail: detail)
+  }
+  static func forbidden(_ detail: String) -> Problem { Problem(status: .forbidden, title: "Forbidden", detail: detail) }
+  static func busy(_ detail: String) -> Problem {
+    Problem(status: .tooManyRequests, title: "Too many requests", detail: detail, retryAfter: 1)
+  }
+  static func unavailable(_ detail: String) -> Problem {
+    Problem(status: .serviceUnavailable, title: "Service unavailable", detail: detail, retryAfter: 5)
+  }
 }
 
-/// Turns thrown problems into problem+json responses.
+/// Turns thrown errors into problem+json responses: problems as they are, a store that cannot
+/// write into 503 with `Retry-After` (nothing was accepted; send the same request again), a
+/// full preview queue into 429.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
     -> Response
@@ -40,6 +54,13 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
       return try await next(request, context)
     } catch let problem as Problem {
       return problem.response
+    } catch let error as StoreUnavailable {
+      return Problem.unavailable(
+        "the job queue cannot be written (\(error.reason)); nothing was accepted, send it again"
+      )
+      .response
+    } catch is BlockingExecutor.Full {
+      return Problem.busy("too many previews at once; try again in a second").response
     } catch let error as HTTPError {
       return Problem(
         status: error.status, title: error.status.reasonPhrase, detail: error.body ?? error.status.reasonPhrase

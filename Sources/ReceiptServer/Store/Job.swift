@@ -30,6 +30,10 @@ public struct Job: Codable, Sendable, Equatable {
   public var copies: Int
   public var state: State
   public var attempts: Int
+  /// Times the daemon stopped without a clean shutdown while this job was printing (a crash, a
+  /// power cut, `kill -9`). After the configured number of them (`maxCrashes`) the job is dead, so one job
+  /// that crashes the renderer cannot stop its printer's queue for ever.
+  public var crashes: Int
   public var error: String?
   /// The CUPS job id once sent to CUPS.
   public var cupsJobID: Int?
@@ -87,6 +91,14 @@ public protocol JobStore: Sendable {
   func interrupted() throws -> [Job]
   /// Sets a `printing` job back to `queued` (after reconciling it found it not printed).
   func requeue(_ id: String, now: Date) throws
+  /// At start: every job left `printing` goes back to the head of its queue to be checked with
+  /// its printer. Unless the previous run shut down cleanly, each such job counts a crash; one
+  /// with `maxCrashes` crashes becomes `dead` instead. Returns the jobs and what became of them.
+  func recover(maxCrashes: Int, now: Date) throws -> [Job]
+  /// Records that the daemon stopped cleanly (its jobs in hand are not crashes).
+  func markCleanShutdown() throws
   /// Job counts by state and printer.
   func counts() throws -> [String: [String: Int]]
+  /// Nil when the store can write, else why not (after a failed write, a probe write decides).
+  func writeProblem() -> String?
 }

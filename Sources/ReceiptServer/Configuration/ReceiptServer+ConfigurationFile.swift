@@ -18,6 +18,11 @@ extension ReceiptServer.Configuration {
     public var shutdownGrace: Double?
     /// The CUPS server of `cups:` printers ("host:port"); default: CUPS_SERVER or client.conf.
     public var cupsServer: String?
+    public var hostNames: [String]?
+    public var maxConnections: Int?
+    public var idleTimeout: Double?
+    public var headerTimeout: Double?
+    public var maxCrashes: Int?
 
     /// No settings.
     public init() {}
@@ -34,10 +39,14 @@ extension ReceiptServer.Configuration {
       guard data.count <= 1 << 20 else { throw ReceiptError(.data, "\(file.path): larger than 1 MiB") }
       let known: Set<String> = [
         "host", "port", "database", "templates", "printers", "defaultPrinter", "maxAttempts", "maxBodyBytes", "tokens",
-        "corsOrigins", "shutdownGrace", "cupsServer",
+        "corsOrigins", "shutdownGrace", "cupsServer", "hostNames", "maxConnections", "idleTimeout", "headerTimeout",
+        "maxCrashes",
       ]
-      guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-        throw ReceiptError(.data, "\(file.path): not a JSON object; see the README's daemon section for the format")
+      let object: [String: JSONValue]
+      do {
+        object = try JSONParser.parseObject(data, name: file.path).members
+      } catch let error as TemplateError {
+        throw ReceiptError(.data, "\(error); see the README's daemon section for the format")
       }
       if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
         throw ReceiptError(
@@ -79,6 +88,7 @@ extension ReceiptServer.Configuration {
       defaultPrinter = environment["RECEIPT_DEFAULT_PRINTER"]
       tokens = list("RECEIPT_TOKENS")
       corsOrigins = list("RECEIPT_CORS_ORIGINS")
+      hostNames = list("RECEIPT_HOST_NAMES")
       cupsServer = environment["CUPS_SERVER"]
     }
 
@@ -97,6 +107,11 @@ extension ReceiptServer.Configuration {
       result.corsOrigins = other.corsOrigins ?? corsOrigins
       result.shutdownGrace = other.shutdownGrace ?? shutdownGrace
       result.cupsServer = other.cupsServer ?? cupsServer
+      result.hostNames = other.hostNames ?? hostNames
+      result.maxConnections = other.maxConnections ?? maxConnections
+      result.idleTimeout = other.idleTimeout ?? idleTimeout
+      result.headerTimeout = other.headerTimeout ?? headerTimeout
+      result.maxCrashes = other.maxCrashes ?? maxCrashes
       return result
     }
   }
@@ -116,7 +131,10 @@ extension ReceiptServer.Configuration {
       templates: settings.templates.map { URL(fileURLWithPath: $0) } ?? templates, printers: printers,
       defaultPrinter: settings.defaultPrinter, maxAttempts: settings.maxAttempts ?? 20,
       maxBodyBytes: settings.maxBodyBytes ?? 1 << 20, tokens: settings.tokens ?? [],
-      corsOrigins: settings.corsOrigins ?? [], shutdownGrace: settings.shutdownGrace ?? 10)
+      corsOrigins: settings.corsOrigins ?? [], shutdownGrace: settings.shutdownGrace ?? 10,
+      hostNames: settings.hostNames ?? [], maxConnections: settings.maxConnections ?? 512,
+      idleTimeout: settings.idleTimeout ?? 60, headerTimeout: settings.headerTimeout ?? 10,
+      maxCrashes: settings.maxCrashes ?? 3)
   }
 }
 

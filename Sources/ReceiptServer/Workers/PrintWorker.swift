@@ -114,29 +114,66 @@ final class PrintWorker: @unchecked Sendable {
     }
   }
 
-  /// Renders and prints one claimed job and records the result.
+  /// How a job's attempt ended.
+  enum Outcome {
+    case completed(cupsJobID: Int?)
+    /// Permanent: not retried.
+    case failed(String)
+    case retry(String, at: Date)
+    /// Too many attempts.
+    case dead(String)
+  }
+
+  /// Renders and prints one claimed job and records the result. A job's outcome is never
+  /// dropped: if the store cannot take it (disk full), the worker keeps trying, and takes no
+  /// other job meanwhile (a job left `printing` would otherwise stop the queue until a restart).
   func process(_ job: Job) {
     let started = Date()
+    let outcome: Outcome
     do {
-      let cupsID = try print(job)
-      try store.complete(job.id, cupsJobID: cupsID, now: Date())
+      outcome = .completed(cupsJobID: try print(job))
       metrics.observePrint(seconds: Date().timeIntervalSince(started))
       logger.info("job \(job.id) printed on \(printer.name)")
     } catch is Interrupted {
       logger.info("job \(job.id) interrupted by the stop; it is reconciled at the next start")
+      return
     } catch let error as ReceiptError where error.isPermanent {
-      try? store.fail(job.id, error: error.message, retryAt: nil, state: .failed, now: Date())
+      outcome = .failed(error.message)
       logger.warning("job \(job.id) failed: \(error.message)")
     } catch {
       let message = (error as? ReceiptError)?.message ?? "\(error)"
       if job.attempts >= maxAttempts {
-        try? store.fail(job.id, error: message, retryAt: nil, state: .dead, now: Date())
+        outcome = .dead(message)
         logger.error("job \(job.id) dead after \(job.attempts) attempts: \(message)")
       } else {
         let delay = Self.backoff(attempt: job.attempts)
-        try? store.fail(job.id, error: message, retryAt: Date().addingTimeInterval(delay), state: .queued, now: Date())
+        outcome = .retry(message, at: Date().addingTimeInterval(delay))
         logger.warning(
           "job \(job.id) attempt \(job.attempts) failed, retrying in \(String(format: "%.1f", delay)) s: \(message)")
+      }
+    }
+    record(outcome, of: job)
+  }
+
+  /// Stores an outcome, retrying (0.5 s doubling to 30 s) while the store cannot write, until it
+  /// works or the stop's grace period is over (then reconciliation at the next start decides).
+  private func record(_ outcome: Outcome, of job: Job) {
+    var delay = 0.5
+    while true {
+      do {
+        let now = Date()
+        switch outcome {
+        case .completed(let id): try store.complete(job.id, cupsJobID: id, now: now)
+        case .failed(let message): try store.fail(job.id, error: message, retryAt: nil, state: .failed, now: now)
+        case .retry(let message, let at): try store.fail(job.id, error: message, retryAt: at, state: .queued, now: now)
+        case .dead(let message): try store.fail(job.id, error: message, retryAt: nil, state: .dead, now: now)
+        }
+        return
+      } catch {
+        logger.error("cannot record the outcome of job \(job.id): \(error); trying again in \(delay) s")
+        if mustLeave { return }
+        pause(delay)
+        delay = min(30, delay * 2)
       }
     }
   }
@@ -162,9 +199,9 @@ final class PrintWorker: @unchecked Sendable {
       let file = directory.appendingPathComponent(Self.fileName(job))
       if FileManager.default.fileExists(atPath: file.path) { return nil }  // printed before a crash
       let pdf = try engine.render(document(job), format: .pdf).parts[0]
-      let partial = file.appendingPathExtension("partial")
-      try pdf.write(to: partial)
-      try FileManager.default.moveItem(at: partial, to: file)  // atomic: a file exists only when complete
+      // Atomic and durable: a temporary file, fsynced, renamed, the directory fsynced. A file
+      // exists only when complete, and survives a power cut once the job is `completed`.
+      try OutputFile.write(pdf, to: file.path)
       return nil
     case .socket(let uri):
       _ = try engine.print(document(job), request: PrintRequest(printer: uri, copies: job.copies))

@@ -11,7 +11,7 @@ extension ReceiptServer {
     v1.delete("jobs/:id") { _, context in try self.cancel(context.parameters.require("id")) }
     v1.post("jobs/:id/retry") { _, context in try self.retry(context.parameters.require("id")) }
     v1.post("render") { request, context in try await self.render(request, context) }
-    v1.get("printers") { _, _ in try self.printers() }
+    v1.get("printers") { _, _ in try await self.blocking.run { try self.printers() } }
     v1.get("templates") { _, _ in try self.templateList() }
     router.get("healthz") { _, _ in json(["status": "ok"]) }
     router.get("openapi.yaml") { _, _ in
@@ -27,96 +27,25 @@ extension ReceiptServer {
     }
   }
 
-  /// The request body as a JSON object, within the size limit.
-  private func body(_ request: Request, _ context: BasicRequestContext) async throws -> (Data, [String: Any]) {
-    let buffer: ByteBuffer
-    do {
-      buffer = try await request.body.collect(upTo: configuration.maxBodyBytes)
-    } catch {
-      throw Problem(
-        status: .contentTooLarge, title: "Content too large",
-        detail: "the body exceeds \(configuration.maxBodyBytes) bytes")
-    }
-    let data = Data(buffer: buffer)
-    guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-      throw Problem.badRequest("the body must be a JSON object")
-    }
-    return (data, object)
-  }
-
-  /// POST /v1/jobs: stored durably before 202; the same Idempotency-Key returns the same job.
+  /// POST /v1/jobs: stored durably before 202; the same Idempotency-Key with the same request
+  /// returns the same job (200), with a different request 409.
   private func submit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-    let (raw, object) = try await body(request, context)
-    let job = try parseJob(raw, object)
+    let raw = try await RequestBody.json(request, limit: configuration.maxBodyBytes)
+    let job = try JobRequest(body: raw, configuration: configuration)
     let key = request.headers[.init("Idempotency-Key")!]
     if let key, key.isEmpty || key.count > 200 {
       throw Problem.badRequest("Idempotency-Key must be 1 to 200 characters", field: "Idempotency-Key")
     }
     let (stored, created) = try await store.accept(job, idempotencyKey: key)
-    if !created, stored.printer != job.printer || stored.template != job.template || !sameJSON(stored.data, job.data) {
-      throw Problem.conflict("Idempotency-Key \(key ?? "") was used for a different job (\(stored.id))")
-    }
-    return json(jobJSON(stored), status: created ? .accepted : .ok, headers: [.location: "/v1/jobs/\(stored.id)"])
-  }
-
-  /// The fields of a job request, for type checking (JSONDecoder refuses `"2"` or `true` for copies).
-  private struct JobFields: Decodable {
-    var template: String
-    var printer: String?
-    var copies: Int?
-    var locale: String?
-    static let names: Set = ["template", "data", "printer", "copies", "locale"]
-  }
-
-  /// Validates a job request: only known fields of the right types, a known template and
-  /// printer, data an object, copies 1…99, a plausible locale.
-  private func parseJob(_ raw: Data, _ object: [String: Any], printer fallback: String? = nil) throws -> JobRequest {
-    if let unknown = object.keys.sorted().first(where: { !JobFields.names.contains($0) }) {
-      throw Problem.badRequest(
-        "unknown field '\(unknown)'; a job has \(JobFields.names.sorted().joined(separator: ", "))", field: unknown)
-    }
-    let fields: JobFields
-    do {
-      fields = try JSONDecoder().decode(JobFields.self, from: raw)
-    } catch let DecodingError.keyNotFound(key, _) where key.stringValue == "template" {
-      throw Problem.badRequest("template is required (a name in the templates directory)", field: "template")
-    } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-      let field = context.codingPath.first?.stringValue ?? ""
-      let types = ["template": "a string", "printer": "a string", "locale": "a string", "copies": "an integer"]
-      throw Problem.badRequest("\(field) must be \(types[field] ?? "valid JSON")", field: field)
-    } catch {
-      throw Problem.badRequest("the body is not a valid job: \(error)")
-    }
-    guard !fields.template.isEmpty else {
-      throw Problem.badRequest("template is required (a name in the templates directory)", field: "template")
-    }
-    guard (try? TemplateLibrary(directory: configuration.templates))?.isTemplate(fields.template) == true else {
-      throw Problem.unprocessable("no template named '\(fields.template)'", field: "template")
-    }
-    guard let data = object["data"] as? [String: Any] else {
-      throw Problem.badRequest("data must be the order as a JSON object", field: "data")
-    }
-    let printer = fields.printer ?? fallback ?? configuration.effectiveDefaultPrinter ?? ""
-    guard configuration.printers.contains(where: { $0.name == printer }) else {
-      throw Problem.unprocessable(
-        "no printer named '\(printer)'; printers: \(configuration.printers.map(\.name).joined(separator: ", "))",
-        field: "printer")
-    }
-    let copies = fields.copies ?? 1
-    guard (1...99).contains(copies) else { throw Problem.badRequest("copies must be 1…99", field: "copies") }
-    if let locale = fields.locale {
-      guard (2...35).contains(locale.count),
-        locale.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") })
-      else {
-        throw Problem.badRequest("locale must be a locale identifier such as de_DE or ja-JP", field: "locale")
+    if !created {
+      let differences = job.differences(from: stored)
+      guard differences.isEmpty else {
+        throw Problem.conflict(
+          "Idempotency-Key \(key ?? "") was used for job \(stored.id) with a different "
+            + "\(differences.joined(separator: ", ")); send the same request, or use a new key for a new job")
       }
     }
-    // The order exactly as received (re-serializing it cost a fifth of a submission's CPU);
-    // stored orders are compared as values, so key order and spacing do not matter.
-    let bytes =
-      try JSONMember.value(of: "data", in: raw).map { Data($0) } ?? JSONSerialization.data(withJSONObject: data)
-    guard bytes.count <= JSONValue.maxBytes else { throw Problem.badRequest("data is too large", field: "data") }
-    return JobRequest(printer: printer, template: fields.template, data: bytes, locale: fields.locale, copies: copies)
+    return json(jobJSON(stored), status: created ? .accepted : .ok, headers: [.location: "/v1/jobs/\(stored.id)"])
   }
 
   private func list(_ request: Request) throws -> Response {
@@ -170,28 +99,33 @@ extension ReceiptServer {
     return json(jobJSON(job))
   }
 
-  /// POST /v1/render?format=pdf|png|pwg: a synchronous preview, nothing queued.
+  /// POST /v1/render?format=pdf|png|pwg: a synchronous preview, nothing queued. Rendering runs
+  /// on the preview threads (429 when their queue is full), never on the request threads.
   private func render(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-    let (raw, object) = try await body(request, context)
     let format = OutputFormat(rawValue: request.uri.queryParameters.get("format") ?? "pdf")
     guard let format, [.pdf, .png, .pwg].contains(format) else {
       throw Problem.badRequest("format must be pdf, png or pwg", field: "format")
     }
-    let job = try parseJob(raw, object)
+    let raw = try await RequestBody.json(request, limit: configuration.maxBodyBytes)
+    let job = try JobRequest(body: raw, configuration: configuration)
     let started = Date()
     do {
-      let document = try engine.templateDocument(
-        template: job.template, data: job.data, templates: configuration.templates,
-        options: TemplateOptions(locale: job.locale)
-      ).document
-      let rendered = try engine.render(document, format: format)
+      let (engine, templates) = (self.engine, configuration.templates)
+      let rendered = try await blocking.run {
+        let document = try engine.templateDocument(
+          template: job.template, data: job.data, templates: templates, options: TemplateOptions(locale: job.locale)
+        ).document
+        return try engine.render(document, format: format)
+      }
       metrics.observeRender(seconds: Date().timeIntervalSince(started))
       let types: [OutputFormat: String] = [.pdf: "application/pdf", .png: "image/png", .pwg: "image/pwg-raster"]
       return Response(
         status: .ok, headers: [.contentType: types[format]!],
         body: .init(byteBuffer: ByteBuffer(bytes: rendered.parts[0])))
-    } catch let error as ReceiptError {
+    } catch let error as ReceiptError where error.isPermanent && [.data, .input].contains(error.stage) {
       throw Problem.unprocessable(error.message, field: "data")
+    } catch let error as ReceiptError {
+      throw Problem(status: .internalServerError, title: "Render failed", detail: error.message)
     }
   }
 
@@ -235,8 +169,11 @@ extension ReceiptServer {
     json(["templates": try TemplateLibrary(directory: configuration.templates).templateNames()])
   }
 
+  /// Ready when the store can write (after a failed write, a probe write decides).
   private func ready() throws -> Response {
-    _ = try store.counts()  // the database answers
+    if let problem = store.writeProblem() {
+      throw Problem.unavailable("the job queue cannot be written: \(problem)")
+    }
     return json(["status": "ready"])
   }
 
@@ -253,14 +190,6 @@ extension ReceiptServer {
     if let locale = job.locale { object["locale"] = locale }
     return object
   }
-}
-
-/// Whether two JSON documents are the same value (key order aside).
-func sameJSON(_ a: Data, _ b: Data) -> Bool {
-  guard let x = try? JSONSerialization.jsonObject(with: a) as? NSDictionary,
-    let y = try? JSONSerialization.jsonObject(with: b) as? NSDictionary
-  else { return a == b }
-  return x.isEqual(y)
 }
 
 /// A JSON response.

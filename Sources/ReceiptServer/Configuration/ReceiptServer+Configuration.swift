@@ -21,12 +21,23 @@ extension ReceiptServer {
     public var corsOrigins: [String]
     /// Seconds a stopping worker gives the job in hand.
     public var shutdownGrace: TimeInterval
+    /// Names clients may use for the daemon in `Host` besides its address (e.g. `pos-server.local`).
+    public var hostNames: [String]
+    /// Most open connections; further ones wait in the kernel's backlog.
+    public var maxConnections: Int
+    /// Seconds a connection may stay idle (no bytes) before it is closed.
+    public var idleTimeout: TimeInterval
+    /// Seconds a client has to send a request's head after connecting or after the last answer.
+    public var headerTimeout: TimeInterval
+    /// Unclean stops of the daemon while a job was printing after which the job is dead.
+    public var maxCrashes: Int
 
     /// Creates a configuration; the daemon listens on 127.0.0.1 by default.
     public init(
       host: String = "127.0.0.1", port: Int = 8631, database: String = "receipt-queue.sqlite", templates: URL,
       printers: [PrinterConfig], defaultPrinter: String? = nil, maxAttempts: Int = 20, maxBodyBytes: Int = 1 << 20,
-      tokens: [String] = [], corsOrigins: [String] = [], shutdownGrace: TimeInterval = 10
+      tokens: [String] = [], corsOrigins: [String] = [], shutdownGrace: TimeInterval = 10, hostNames: [String] = [],
+      maxConnections: Int = 512, idleTimeout: TimeInterval = 60, headerTimeout: TimeInterval = 10, maxCrashes: Int = 3
     ) {
       self.host = host
       self.port = port
@@ -39,10 +50,30 @@ extension ReceiptServer {
       self.tokens = tokens
       self.corsOrigins = corsOrigins
       self.shutdownGrace = shutdownGrace
+      self.hostNames = hostNames
+      self.maxConnections = maxConnections
+      self.idleTimeout = idleTimeout
+      self.headerTimeout = headerTimeout
+      self.maxCrashes = maxCrashes
     }
 
     /// Whether the address is a loopback one (no token needed).
     public var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
+
+    /// Whether the daemon listens on every address (`0.0.0.0` or `::`).
+    public var listensEverywhere: Bool { ["0.0.0.0", "::", "*"].contains(host) }
+
+    /// The names `Host` may carry (see ``HostMiddleware``).
+    var acceptedHostNames: Set<String> {
+      var names = Set(hostNames.map { $0.lowercased() })
+      if !listensEverywhere { names.insert(host.lowercased()) }
+      if isLoopback || listensEverywhere { names.formUnion(["localhost", "127.0.0.1", "::1"]) }
+      if listensEverywhere {
+        let machine = ProcessInfo.processInfo.hostName.lowercased()
+        names.formUnion([machine, machine + ".local"])
+      }
+      return names
+    }
 
     /// Checks the whole configuration; each error says which setting and how to fix it.
     public func validate() throws {
@@ -63,6 +94,13 @@ extension ReceiptServer {
       }
       guard (0...65535).contains(port), maxAttempts >= 1, maxBodyBytes >= 1024, shutdownGrace >= 0 else {
         throw ReceiptError(.data, "port must be 0…65535, maxAttempts ≥ 1, maxBodyBytes ≥ 1024, shutdownGrace ≥ 0")
+      }
+      guard (8...100_000).contains(maxConnections), idleTimeout >= 1, headerTimeout >= 1, maxCrashes >= 1 else {
+        throw ReceiptError(
+          .data, "maxConnections must be 8…100000, idleTimeout and headerTimeout ≥ 1 s, maxCrashes ≥ 1")
+      }
+      for name in hostNames where name.isEmpty || name.contains(where: { $0 == "/" || $0 == ":" || $0 == " " }) {
+        throw ReceiptError(.data, "hostNames entry '\(name)' must be a plain host name such as pos-server.local")
       }
       for origin in corsOrigins where origin != "*" {
         guard let url = URL(string: origin), url.scheme != nil, url.host != nil, url.path.isEmpty else {

@@ -1,0 +1,94 @@
+import Foundation
+import ReceiptKit
+
+/// The fields a job request may have.
+enum JobRequestField: String, CaseIterable {
+  case template, data, printer, copies, locale
+}
+
+extension JobRequest {
+  /// Parses and checks a job request body (`{template, data, printer?, copies?, locale?}`) in one
+  /// strict parse: unknown fields, duplicate keys and wrong types are 400; an unknown template
+  /// or printer is 422. The order is kept as the exact bytes that were checked.
+  init(body raw: Data, configuration: ReceiptServer.Configuration) throws {
+    let members: [String: JSONValue]
+    let ranges: [String: Range<Int>]
+    do {
+      (members, ranges) = try JSONParser.parseObject(raw, name: "body")
+    } catch let error as TemplateError {
+      throw Problem.badRequest("the body is not a valid JSON object: \(error)")
+    }
+    let names = JobRequestField.allCases.map(\.rawValue)
+    if let unknown = members.keys.sorted().first(where: { !names.contains($0) }) {
+      throw Problem.badRequest(
+        "unknown field '\(unknown)'; a job has \(names.sorted().joined(separator: ", "))", field: unknown)
+    }
+    guard case .string(let template)? = members["template"], !template.isEmpty else {
+      throw Problem.badRequest(
+        members["template"] == nil
+          ? "template is required (a name in the templates directory)" : "template must be a string",
+        field: "template")
+    }
+    guard (try? TemplateLibrary(directory: configuration.templates))?.isTemplate(template) == true else {
+      throw Problem.unprocessable("no template named '\(template)'", field: "template")
+    }
+    guard case .object? = members["data"], let dataRange = ranges["data"] else {
+      throw Problem.badRequest("data must be the order as a JSON object", field: "data")
+    }
+    let printer: String
+    switch members["printer"] {
+    case nil, .null?: printer = configuration.effectiveDefaultPrinter ?? ""
+    case .string(let name)?: printer = name
+    default: throw Problem.badRequest("printer must be a string", field: "printer")
+    }
+    guard configuration.printers.contains(where: { $0.name == printer }) else {
+      throw Problem.unprocessable(
+        "no printer named '\(printer)'; printers: \(configuration.printers.map(\.name).joined(separator: ", "))",
+        field: "printer")
+    }
+    var copies = 1
+    switch members["copies"] {
+    case nil, .null?: break
+    case .number(let n)?:
+      guard n.isInteger, let value = n.plainDecimal(limit: 4).flatMap({ Int($0) }), (1...99).contains(value) else {
+        throw Problem.badRequest("copies must be an integer from 1 to 99", field: "copies")
+      }
+      copies = value
+    default: throw Problem.badRequest("copies must be an integer from 1 to 99", field: "copies")
+    }
+    var locale: String?
+    switch members["locale"] {
+    case nil, .null?: break
+    case .string(let value)?:
+      guard (2...35).contains(value.count), value.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") })
+      else {
+        throw Problem.badRequest("locale must be a locale identifier such as de_DE or ja-JP", field: "locale")
+      }
+      locale = value
+    default: throw Problem.badRequest("locale must be a string such as de_DE", field: "locale")
+    }
+    let data = Data(raw[raw.startIndex + dataRange.lowerBound..<raw.startIndex + dataRange.upperBound])
+    guard data.count <= JSONValue.maxBytes else {
+      throw Problem.badRequest(
+        "data is \(data.count) bytes; orders are limited to \(JSONValue.maxBytes)", field: "data")
+    }
+    self.init(printer: printer, template: template, data: data, locale: locale, copies: copies)
+  }
+
+  /// What differs between this request and a stored job: the template, printer, copies, locale,
+  /// and the order as a JSON value (member order, spacing and number spelling aside: `1.50` and
+  /// `1.5` are the same price). Compared as values, never through Foundation's equality, which
+  /// differs between the static and the dynamic build. Empty: it is the same request.
+  func differences(from job: Job) -> [String] {
+    var fields: [String] = []
+    if job.template != template { fields.append("template") }
+    if job.printer != printer { fields.append("printer") }
+    if job.copies != copies { fields.append("copies") }
+    if job.locale != locale { fields.append("locale") }
+    if job.data != data {
+      let stored = try? JSONParser.parse(job.data)
+      if stored == nil || stored != (try? JSONParser.parse(data)) { fields.append("data") }
+    }
+    return fields
+  }
+}

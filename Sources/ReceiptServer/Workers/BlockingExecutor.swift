@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+
+/// Runs blocking work (cairo, libcups, libjpeg) on its own threads, never on Swift's
+/// concurrency pool: that pool has one thread per core (two here), and one long render on it
+/// stalls every request, health checks included. The queue is bounded: when it is full, `run`
+/// throws ``Full`` at once (the API answers 429) instead of piling up work.
+final class BlockingExecutor: Sendable {
+  /// The queue is full.
+  struct Full: Error {}
+
+  private struct State {
+    var queue: [@Sendable () -> Void] = []
+    var stopped = false
+  }
+
+  private let state = Mutex(State())
+  private let wake = DispatchSemaphore(value: 0)
+  /// Most jobs waiting (running ones not counted).
+  let capacity: Int
+
+  /// Starts `threads` threads named `name`.
+  init(name: String, threads: Int, capacity: Int) {
+    self.capacity = capacity
+    for i in 0..<max(1, threads) {
+      let thread = Thread { [self] in loop() }
+      thread.name = "\(name) \(i + 1)"
+      thread.start()
+    }
+  }
+
+  private func loop() {
+    while true {
+      wake.wait()
+      let work: (@Sendable () -> Void)? = state.withLock { state in
+        state.queue.isEmpty ? nil : state.queue.removeFirst()
+      }
+      guard let work else { return }  // woken without work: stopped
+      work()
+    }
+  }
+
+  /// Runs `body` on one of the executor's threads and returns its result.
+  func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+      let accepted = state.withLock { state -> Bool in
+        guard !state.stopped, state.queue.count < capacity else { return false }
+        state.queue.append { continuation.resume(with: Result { try body() }) }
+        return true
+      }
+      if accepted {
+        wake.signal()
+      } else {
+        continuation.resume(throwing: Full())
+      }
+    }
+  }
+
+  /// Ends the threads once the queued work is done.
+  func shutdown(threads: Int) {
+    state.withLock { $0.stopped = true }
+    for _ in 0..<threads { wake.signal() }
+  }
+}

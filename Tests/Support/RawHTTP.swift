@@ -1,0 +1,74 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A plain TCP client for HTTP tests that need what URLSession will not do: any `Host`
+/// header, half-sent requests, many idle connections.
+public final class RawConnection: @unchecked Sendable {
+  public let fd: Int32
+
+  /// Connects to 127.0.0.1:`port`.
+  public init(port: Int) throws {
+    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw RigError("socket: \(String(cString: strerror(errno)))") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else {
+      close(fd)
+      throw RigError("connect to \(port): \(String(cString: strerror(errno)))")
+    }
+  }
+
+  deinit { close(fd) }
+
+  /// Sends text as it is.
+  public func send(_ text: String) throws {
+    let bytes = Array(text.utf8)
+    guard Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else {
+      throw RigError("send: \(String(cString: strerror(errno)))")
+    }
+  }
+
+  /// Reads until the peer closes or `timeout` passes; returns what arrived and whether the peer
+  /// closed the connection.
+  public func readUntilClosed(timeout: TimeInterval) -> (data: Data, closed: Bool) {
+    var tv = timeval(tv_sec: 0, tv_usec: 100_000)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      let n = recv(fd, &buffer, buffer.count, 0)
+      if n > 0 {
+        data.append(contentsOf: buffer[0..<n])
+      } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        return (data, true)
+      }
+    }
+    return (data, false)
+  }
+
+  /// Sends one request and reads the answer (the connection is closed by `Connection: close`).
+  public static func request(port: Int, _ text: String, timeout: TimeInterval = 10) throws -> String {
+    let connection = try RawConnection(port: port)
+    try connection.send(text)
+    return String(decoding: connection.readUntilClosed(timeout: timeout).data, as: UTF8.self)
+  }
+}
+
+/// Runs blocking work (sockets, processes, sleeps) on its own thread, not on Swift's
+/// concurrency pool, whose few threads also serve the daemon under test.
+public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+  try await withCheckedThrowingContinuation { continuation in
+    Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+  }
+}
