@@ -40,10 +40,10 @@ let package = Package(
     .target(name: "ReceiptMarkup", dependencies: ["ReceiptModel"]),
     .target(
       name: "ReceiptLayout",
-      dependencies: ["ReceiptModel", "CFreeType", "CHarfBuzz", "CICU", "CFontconfig", "CZint"]
+      dependencies: ["ReceiptModel", "CFreeType", "CHarfBuzz", "CICU", "CFontconfig", "CZint", "CPNG", "CJPEG"]
     ),
     .target(
-      name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CCups", "CPNG", "CJPEG"]),
+      name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CFreeType", "CCups", "CPNG"]),
     .target(name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptRender", "CCups"]),
     .target(
       name: "ReceiptKit",

@@ -5,6 +5,7 @@
 #include <png.h>
 #include <setjmp.h>
 #include <stddef.h>
+#include <string.h>
 
 typedef void (*cpng_write_fn)(void *context, const unsigned char *bytes, size_t length);
 
@@ -48,6 +49,51 @@ static inline int cpng_write_gray(const unsigned char *pixels, int width, int he
   png_write_end(png, NULL);
   png_destroy_write_struct(&png, &info);
   return 0;
+}
+
+/// Reads a PNG's size from its header with libpng's simplified API (no pixels decoded).
+/// Returns 0, or -1 with `message` filled.
+static inline int cpng_read_size(const unsigned char *data, size_t length, int *width, int *height, char *message,
+                                 size_t messageLength) {
+  png_image image;
+  memset(&image, 0, sizeof image);
+  image.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_memory(&image, data, length)) {
+    strncpy(message, image.message, messageLength - 1);
+    message[messageLength - 1] = 0;
+    png_image_free(&image);
+    return -1;
+  }
+  *width = (int)image.width;
+  *height = (int)image.height;
+  png_image_free(&image);
+  return 0;
+}
+
+/// Decodes a PNG to 8-bit gray (sRGB), alpha composited over white paper, into `pixels`
+/// (width × height bytes). The header is read again and must give the expected size, so the
+/// buffer always fits. Returns 0, or -1 with `message` filled.
+static inline int cpng_decode_gray(const unsigned char *data, size_t length, unsigned char *pixels, int width,
+                                   int height, char *message, size_t messageLength) {
+  png_image image;
+  memset(&image, 0, sizeof image);
+  image.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_memory(&image, data, length)) goto fail;
+  if ((int)image.width != width || (int)image.height != height) {
+    strncpy(message, "the PNG header changed between reads", messageLength - 1);
+    message[messageLength - 1] = 0;
+    png_image_free(&image);
+    return -1;
+  }
+  image.format = PNG_FORMAT_GRAY;
+  png_color white = {255, 255, 255};
+  if (!png_image_finish_read(&image, &white, pixels, 0, NULL)) goto fail;
+  return 0;
+fail:
+  strncpy(message, image.message, messageLength - 1);
+  message[messageLength - 1] = 0;
+  png_image_free(&image);
+  return -1;
 }
 
 /// libpng's version string.

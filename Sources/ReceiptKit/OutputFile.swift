@@ -30,7 +30,7 @@ public enum OutputFile {
   }
 
   private static func writeInPlace(_ data: Data, to path: String) throws {
-    let fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)
+    let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY)
     guard fd >= 0 else { throw failure(path) }
     defer { close(fd) }
     try writeAll(data, to: fd, name: path)

@@ -36,6 +36,15 @@ public struct PrintRequest: Sendable {
   }
 }
 
+/// Printer addresses as users write them.
+public enum PrinterAddress {
+  /// Whether `socket://HOST[:PORT]` names a host and a port from 1 to 65535.
+  public static func isValidSocket(_ uri: String) -> Bool {
+    guard let socket = SocketPrinter(uri: uri) else { return false }
+    return socket.port > 0
+  }
+}
+
 /// What happened to a print.
 public struct PrintResult: Sendable {
   /// The CUPS job id (nil for socket printers).
@@ -47,6 +56,8 @@ public struct PrintResult: Sendable {
   /// The final job status when waited for.
   public var status: JobStatus?
   public var pages: [PageMeasurement]
+  /// What layout had to substitute (e.g. a font that is not installed).
+  public var warnings: [String] = []
 }
 
 extension ReceiptEngine {
@@ -74,10 +85,16 @@ extension ReceiptEngine {
     let receiptID = String(UUID().uuidString.prefix(8)).lowercased()
     let jobName = request.jobName ?? "receipt-\(receiptID) \(document.title)"
     do {
-      if let uri = request.printer, let socket = SocketPrinter(uri: uri) {
-        let (bytes, pages) = try render(document, path: .escpos, copies: request.copies)
+      if let uri = request.printer, uri.hasPrefix("socket://") {
+        guard let socket = SocketPrinter(uri: uri) else {
+          throw ReceiptError(
+            .data, "'\(uri)' is not a printer address: write socket://HOST:PORT with a port from 1 to 65535",
+            permanent: true)
+        }
+        let (bytes, pages, warnings) = try render(document, path: .escpos, copies: request.copies)
         try socket.send(bytes)
-        return PrintResult(jobID: nil, printer: uri, path: .escpos, jobName: jobName, status: nil, pages: pages)
+        return PrintResult(
+          jobID: nil, printer: uri, path: .escpos, jobName: jobName, status: nil, pages: pages, warnings: warnings)
       }
       let client = CUPSClient(server: request.server)
       let queue = try request.printer.map { try client.queue(named: $0) } ?? client.defaultQueue()
@@ -90,7 +107,7 @@ extension ReceiptEngine {
       if queue.path != .escpos, let dpi = queue.preferredResolution {
         document.pageSetup.resolution = Resolution(dpi: dpi)
       }
-      let (bytes, pages) = try render(document, path: queue.path, copies: request.copies)
+      let (bytes, pages, warnings) = try render(document, path: queue.path, copies: request.copies)
       if queue.path != .escpos {
         let media = MediaSupport(names: queue.media)
         let width = document.pageSetup.paper.width.millimetres
@@ -103,7 +120,8 @@ extension ReceiptEngine {
       let id = try client.submit(
         bytes, format: queue.path.mimeType, to: queue, jobName: jobName, options: request.options)
       var result = PrintResult(
-        jobID: id, printer: queue.name, path: queue.path, jobName: jobName, status: nil, pages: pages)
+        jobID: id, printer: queue.name, path: queue.path, jobName: jobName, status: nil, pages: pages,
+        warnings: warnings)
       if request.wait {
         let status = try client.wait(forJob: id, on: queue.name)
         result.status = status
@@ -119,7 +137,9 @@ extension ReceiptEngine {
   }
 
   /// The document bytes for a path, all copies included (pages repeated), and the page sizes.
-  private func render(_ document: ReceiptDocument, path: PrintPath, copies: Int) throws -> (Data, [PageMeasurement]) {
+  private func render(_ document: ReceiptDocument, path: PrintPath, copies: Int) throws -> (
+    Data, [PageMeasurement], [String]
+  ) {
     let laidOut = try layout(document)
     let measurements = laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }
     do {
@@ -127,14 +147,20 @@ extension ReceiptEngine {
       let allPages = Array(repeating: pages, count: copies).flatMap { $0 }
       switch path {
       case .pwgRaster:
-        return (try PWGRasterWriter(mode: .pwg).encode(allPages, setup: document.pageSetup), measurements)
+        return (
+          try PWGRasterWriter(mode: .pwg).encode(allPages, setup: document.pageSetup), measurements, laidOut.warnings
+        )
       case .cupsRaster:
-        return (try PWGRasterWriter(mode: .cups).encode(allPages, setup: document.pageSetup), measurements)
+        return (
+          try PWGRasterWriter(mode: .cups).encode(allPages, setup: document.pageSetup), measurements, laidOut.warnings
+        )
       case .escpos:
         var copiesOf = laidOut
         copiesOf.pages = Array(repeating: laidOut.pages, count: copies).flatMap { $0 }
-        return (ESCPOSEncoder().encode(allPages, receipt: copiesOf), measurements)
+        return (ESCPOSEncoder().encode(allPages, receipt: copiesOf), measurements, laidOut.warnings)
       }
+    } catch let error as RenderError {
+      throw ReceiptError(error)
     } catch {
       throw ReceiptError(.render, "\(error)")
     }

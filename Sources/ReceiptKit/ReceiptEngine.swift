@@ -18,6 +18,9 @@ public final class ReceiptEngine: Sendable {
     }
   }
 
+  /// Largest plain-text input.
+  public static let maxPlainTextBytes = 1 << 20
+
   /// Reads a UTF-8 text file into a plain-text document (`lp`-style printing).
   public func plainTextDocument(
     contentsOf path: String, font: FontDescriptor = .receiptDefault, pageSetup: PageSetup = PageSetup()
@@ -28,7 +31,11 @@ public final class ReceiptEngine: Sendable {
     } catch {
       throw ReceiptError(.input, "cannot read \(path): \(Self.reason(error))")
     }
-    guard let text = String(data: data, encoding: .utf8) else {
+    guard data.count <= Self.maxPlainTextBytes else {
+      throw ReceiptError(
+        .data, "\(path) is \(data.count) bytes; plain text is limited to \(Self.maxPlainTextBytes) bytes (1 MiB)")
+    }
+    guard let text = String(validating: data, as: UTF8.self) else {
       throw ReceiptError(.data, "\(path) is not UTF-8 text; convert it (e.g. iconv -t UTF-8)")
     }
     let title = URL(fileURLWithPath: path).lastPathComponent
@@ -90,17 +97,21 @@ public final class ReceiptEngine: Sendable {
       case .escpos:
         parts = [ESCPOSEncoder().encode(try RasterRenderer().render(laidOut), receipt: laidOut)]
       }
+    } catch let error as RenderError {
+      throw ReceiptError(error)
     } catch {
       throw ReceiptError(.render, "\(error)")
     }
     let pages = laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }
-    return RenderedReceipt(parts: parts, format: format, pages: pages)
+    return RenderedReceipt(parts: parts, format: format, pages: pages, warnings: laidOut.warnings)
   }
 
-  /// Per-page measurements of a document.
-  public func measure(_ document: ReceiptDocument) throws -> [PageMeasurement] {
+  /// Per-page measurements of a document, and what layout had to substitute.
+  public func measure(_ document: ReceiptDocument) throws -> (pages: [PageMeasurement], warnings: [String]) {
     let laidOut = try layout(document)
-    return laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }
+    return (
+      laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }, laidOut.warnings
+    )
   }
 
   /// Versions of the C libraries in use, read from the libraries themselves.
@@ -131,6 +142,8 @@ public struct RenderedReceipt: Sendable {
   public var format: OutputFormat
   /// One entry per continuous page.
   public var pages: [PageMeasurement]
+  /// What layout had to substitute (e.g. a font that is not installed).
+  public var warnings: [String] = []
 }
 
 /// The size of one laid-out page.
@@ -152,5 +165,16 @@ public struct PageMeasurement: Sendable, Codable, Equatable {
     width = page.width
     cutLengthMillimetres = Length.pt(page.cutLength).millimetres
     cutLengthDots = Int(Length.pt(page.cutLength).dots(at: resolution).rounded(.up))
+  }
+}
+
+extension ReceiptError {
+  /// A rendering failure: a page too large for raster output is the input's fault (data), the
+  /// rest render failures.
+  init(_ error: RenderError) {
+    switch error {
+    case .tooLarge: self.init(.data, "\(error)")
+    default: self.init(.render, "\(error)")
+    }
   }
 }

@@ -24,14 +24,15 @@ enum BarcodeEncoder {
     symbol.pointee.warn_level = WARN_FAIL_ALL
     if barcode.symbology == .qr { symbol.pointee.option_1 = 2 }  // error correction level M
     let bytes = Array(barcode.data.utf8)
+    if barcode.symbology.isTwoDimensional, bytes.contains(where: { $0 >= 0x80 }) {
+      symbol.pointee.eci = 26  // UTF-8, said explicitly (zint would warn that it chose an ECI)
+    }
     guard !bytes.isEmpty else {
       throw LayoutError.barcode(symbology: barcode.symbology.rawValue, data: barcode.data, reason: "no data")
     }
     let status = ZBarcode_Encode(symbol, bytes, Int32(bytes.count))
     if status != 0 {
-      let reason = withUnsafeBytes(of: &symbol.pointee.errtxt) {
-        String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
-      }
+      let reason = withUnsafeBytes(of: &symbol.pointee.errtxt) { Self.text($0) }
       throw LayoutError.barcode(symbology: barcode.symbology.rawValue, data: barcode.data, reason: reason)
     }
     let rows = Int(symbol.pointee.rows)
@@ -46,11 +47,16 @@ enum BarcodeEncoder {
     let heights = withUnsafeBytes(of: &symbol.pointee.row_height) { raw in
       (0..<rows).map { Double(raw.load(fromByteOffset: $0 * 4, as: Float.self)) }
     }
-    let text = withUnsafeBytes(of: &symbol.pointee.text) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+    let text = withUnsafeBytes(of: &symbol.pointee.text) { Self.text($0) }
     let linear = !barcode.symbology.isTwoDimensional
     return EncodedBarcode(
       modules: modules, rowHeights: linear ? heights.map { _ in 0 } : heights.map { $0 > 0 ? $0 : 1 },
       quietZone: quiet, humanReadable: linear ? text : "")
+  }
+
+  /// A NUL-terminated string in a fixed C array.
+  private static func text(_ raw: UnsafeRawBufferPointer) -> String {
+    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
   }
 
   /// EAN/UPC lengths: with the check digit zint verifies it (`_CHK` types), without it computes it.

@@ -124,7 +124,7 @@ extension BlockLayouter {
       }
     case .spacer(let spacer): return spacer.length?.points ?? 0
     case .barcode(let barcode): return try encode(barcode).width
-    case .image(let image): return try imageSize(image, maxWidth: .greatestFiniteMagnitude).width
+    case .image(let image): return try naturalImageWidth(image)
     case .rule, .feed, .cut, .drawerKick: return 0
     }
   }

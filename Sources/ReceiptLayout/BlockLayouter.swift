@@ -12,6 +12,8 @@ struct BlockLayouter {
   /// Where the current flow's y = 0 lies in the page content (non-zero inside row cells), so
   /// that barcodes and images snap to the page's dot grid.
   var originY = 0.0
+  /// Decoded image pixels so far (bounded per receipt).
+  var decodedPixels = 0
 
   init(text: TextLayouter, setup: PageSetup) {
     self.text = text
@@ -19,6 +21,7 @@ struct BlockLayouter {
   }
 
   mutating func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
+    try Self.check(setup)
     pages = []
     items = []
     commands = []
@@ -27,15 +30,37 @@ struct BlockLayouter {
     for block in document.blocks {
       try place(block, x: x, width: setup.contentWidth.points)
     }
-    finishPage(cut: nil)
+    try finishPage(cut: nil)
     return LaidOutReceipt(pageSetup: setup, pages: pages, title: document.title)
   }
 
+  /// A page setup layout can work with: margins of 0 or more, a content area at least a quarter
+  /// inch wide.
+  static func check(_ setup: PageSetup) throws {
+    let m = setup.margins
+    guard [m.top, m.bottom, m.leading, m.trailing].allSatisfy({ $0.points >= 0 && $0.points.isFinite }) else {
+      throw LayoutError.misplaced("margins cannot be negative; use 0 or more")
+    }
+    guard setup.contentWidth.points >= PageSetup.minimumContentWidth.points else {
+      throw LayoutError.misplaced(
+        String(
+          format:
+            "the content area is %.1f mm wide (%.1f mm printable, less the side margins); use wider paper or smaller margins",
+          setup.contentWidth.millimetres, setup.paper.printableWidth.millimetres))
+    }
+  }
+
   /// Ends the current page: content height, cut length, and items moved below the top margin.
-  private mutating func finishPage(cut: CutKind?) {
+  private mutating func finishPage(cut: CutKind?) throws {
     let top = setup.margins.top.points
     let contentHeight = y
     let cutLength = contentHeight.rounded(.up) + top + setup.margins.bottom.points
+    guard cutLength <= PageSetup.maximumLength.points else {
+      throw LayoutError.misplaced(
+        String(
+          format: "the receipt is %.0f mm long; receipts are at most %.0f mm: shorten it or split it with <cut/>",
+          Length.pt(cutLength).millimetres, PageSetup.maximumLength.millimetres))
+    }
     let moved = items.map { $0.offsetBy(dx: 0, dy: top) }
     pages.append(
       LaidOutPage(
@@ -78,7 +103,7 @@ struct BlockLayouter {
     case .rule(let rule):
       placeRule(rule, x: x, width: width)
     case .cut(let kind):
-      finishPage(cut: kind)
+      try finishPage(cut: kind)
     case .drawerKick(let pin):
       commands.append(.drawerKick(pin))
     }

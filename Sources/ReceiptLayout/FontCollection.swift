@@ -8,7 +8,10 @@ import ReceiptModel
 final class FontCollection {
   private let config: OpaquePointer
   private var open: [FontFace: Font] = [:]
-  private var chains: [ChainKey: [Font]] = [:]
+  private var chains: [ChainKey: (fonts: [Font], warning: String?)] = [:]
+  /// Why fonts were substituted since the last ``takeWarnings()`` (a family that is not
+  /// installed: fontconfig quietly picks another).
+  private var warnings: Set<String> = []
   private var sorted: [ChainKey: [FontFace]] = [:]
   private var fallbacks: [FallbackKey: Font?] = [:]
 
@@ -36,25 +39,52 @@ final class FontCollection {
   func chain(for descriptor: FontDescriptor) throws -> [Font] {
     let key = ChainKey(
       families: descriptor.families, weight: descriptor.weight, italic: descriptor.italic, emoji: false)
-    if let chain = chains[key] { return chain }
+    if let chain = chains[key] {
+      if let warning = chain.warning { warnings.insert(warning) }
+      return chain.fonts
+    }
     var chain: [Font] = []
+    var missing: [String] = []
     for family in descriptor.families {
       let face: FontFace?
       if family.hasPrefix("/") {  // a font file given by path
         face = FontFace(path: family, index: 0, family: family)
       } else {
-        face = match(family: family, weight: descriptor.weight, italic: descriptor.italic)
+        let matched = match(family: family, weight: descriptor.weight, italic: descriptor.italic)
+        face = matched?.face
+        if let matched, !Self.genericFamilies.contains(family.lowercased()),
+          !matched.families.contains(where: { $0.lowercased() == family.lowercased() })
+        {
+          missing.append(family)
+        }
       }
       if let face, !chain.contains(where: { $0.face == face }) { chain.append(try font(face)) }
     }
     if chain.isEmpty {
-      guard let face = match(family: "sans-serif", weight: descriptor.weight, italic: descriptor.italic) else {
+      guard let face = match(family: "sans-serif", weight: descriptor.weight, italic: descriptor.italic)?.face else {
         throw LayoutError.fontNotFound(descriptor.description)
       }
       chain.append(try font(face))
     }
-    chains[key] = chain
+    let warning =
+      missing.isEmpty
+      ? nil
+      : "font \(missing.map { "'\($0)'" }.joined(separator: ", ")) is not installed; using \(chain[0].face.family)"
+        + " (fc-list lists the installed families)"
+    if let warning { warnings.insert(warning) }
+    chains[key] = (chain, warning)
     return chain
+  }
+
+  /// Family names fontconfig resolves by alias, never "missing".
+  static let genericFamilies: Set = [
+    "sans", "sans-serif", "serif", "mono", "monospace", "emoji", "system-ui", "cursive", "fantasy",
+  ]
+
+  /// The substitution warnings since the last call.
+  func takeWarnings() -> [String] {
+    defer { warnings.removeAll() }
+    return warnings.sorted()
   }
 
   /// A font that has a glyph for `scalar`, chosen by fontconfig for the style (and for emoji,
@@ -95,13 +125,22 @@ final class FontCollection {
     return pattern
   }
 
-  private func match(family: String, weight: Int, italic: Bool) -> FontFace? {
+  /// fontconfig's best face for a family, with every family name the face has.
+  private func match(family: String, weight: Int, italic: Bool) -> (face: FontFace, families: [String])? {
     guard let pattern = pattern(family: family, weight: weight, italic: italic) else { return nil }
     defer { FcPatternDestroy(pattern) }
     var result = FcResultNoMatch
     guard let matched = FcFontMatch(config, pattern, &result) else { return nil }
     defer { FcPatternDestroy(matched) }
-    return face(from: matched)
+    guard let face = face(from: matched) else { return nil }
+    var families: [String] = []
+    var name: UnsafeMutablePointer<FcChar8>?
+    var index: Int32 = 0
+    while FcPatternGetString(matched, FC_FAMILY, index, &name) == FcResultMatch, let value = name {
+      families.append(String(cString: value))
+      index += 1
+    }
+    return (face, families)
   }
 
   private func sortedFaces(for style: ChainKey) -> [FontFace] {

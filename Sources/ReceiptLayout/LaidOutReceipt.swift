@@ -80,13 +80,11 @@ public struct PlacedBarcode: Hashable, Sendable {
   public var data: String
 }
 
-/// A raster image placed on the page: the encoded file, its pixel size, and the rectangle (in
-/// whole printer dots) it is scaled into. Renderers decode, scale and dither it.
+/// A raster image placed on the page: its decoded gray pixels and the rectangle (in whole
+/// printer dots) they are scaled into. Renderers scale and dither it; none decodes anything.
 public struct PlacedImage: Hashable, Sendable {
   public var rect: Rect
-  public var pixelWidth: Int
-  public var pixelHeight: Int
-  public var data: Data
+  public var image: GrayImage
   public var dither: DitherMethod
 }
 
@@ -122,4 +120,6 @@ public struct LaidOutReceipt: Hashable, Sendable {
   public var pageSetup: PageSetup
   public var pages: [LaidOutPage]
   public var title: String
+  /// What layout had to substitute (a font family that is not installed).
+  public var warnings: [String] = []
 }

@@ -47,7 +47,8 @@ public enum LayoutError: Error, Equatable, CustomStringConvertible, Sendable {
     case .fontconfig(let message):
       return "fontconfig: \(message)"
     case .barcode(let symbology, let data, let reason):
-      return "\(symbology) barcode cannot encode \"\(data)\": \(reason)"
+      let shown = data.count > 40 ? "\(data.prefix(40))…\" (\(data.count) characters)" : "\(data)\""
+      return "\(symbology) barcode cannot encode \"\(shown): \(reason)"
     case .image(let message):
       return "image: \(message)"
     case .misplaced(let message):

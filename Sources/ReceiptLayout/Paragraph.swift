@@ -12,6 +12,25 @@ struct ShapedItem {
   var glyphs: [ShapedGlyph]
   var rightToLeft: Bool { level & 1 == 1 }
   var isTab: Bool
+
+  /// The glyphs whose clusters lie in `clusters`: a contiguous range, found by binary search
+  /// (HarfBuzz keeps clusters monotonic: rising left to right, falling right to left). Linear
+  /// filtering here made every line cost the whole paragraph (1 MB of text did not finish).
+  func glyphRange(_ clusters: Range<Int>) -> Range<Int> {
+    func firstIndex(where predicate: (Int) -> Bool) -> Int {
+      var lo = 0
+      var hi = glyphs.count
+      while lo < hi {
+        let mid = (lo + hi) / 2
+        if predicate(glyphs[mid].cluster) { hi = mid } else { lo = mid + 1 }
+      }
+      return lo
+    }
+    if rightToLeft {
+      return firstIndex { $0 < clusters.upperBound }..<firstIndex { $0 < clusters.lowerBound }
+    }
+    return firstIndex { $0 >= clusters.lowerBound }..<firstIndex { $0 >= clusters.upperBound }
+  }
 }
 
 /// One paragraph (text between `\n`), itemized and shaped once, then broken into lines.

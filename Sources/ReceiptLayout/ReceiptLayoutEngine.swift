@@ -33,8 +33,11 @@ public final class ReceiptLayoutEngine: Sendable {
   /// Lays out a document into continuous pages with their cut lengths.
   public func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
     try state.withLock { state in
+      _ = state.fonts.takeWarnings()
       var layouter = BlockLayouter(text: state.text, setup: document.pageSetup)
-      return try layouter.layout(document)
+      var receipt = try layouter.layout(document)
+      receipt.warnings = state.fonts.takeWarnings()
+      return receipt
     }
   }
 

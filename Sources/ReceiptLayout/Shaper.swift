@@ -41,7 +41,7 @@ final class Shaper {
     hb_buffer_add_utf16(buffer, text.baseAddress, Int32(text.count), UInt32(range.lowerBound), Int32(range.count))
     hb_buffer_set_direction(buffer, rightToLeft ? HB_DIRECTION_RTL : HB_DIRECTION_LTR)
     hb_buffer_set_script(buffer, hbScript(script))
-    if let language { hb_buffer_set_language(buffer, hbLanguage(language)) }
+    if let language, let hb = hbLanguage(language) { hb_buffer_set_language(buffer, hb) }
     hb_buffer_set_cluster_level(buffer, HB_BUFFER_CLUSTER_LEVEL_MONOTONE_GRAPHEMES)
     hb_buffer_guess_segment_properties(buffer)
     if ligatures {
@@ -50,8 +50,9 @@ final class Shaper {
       noLigatures.withUnsafeBufferPointer { hb_shape(font.hbFont, buffer, $0.baseAddress, UInt32($0.count)) }
     }
     var count: UInt32 = 0
-    let infos = hb_buffer_get_glyph_infos(buffer, &count)!
-    let positions = hb_buffer_get_glyph_positions(buffer, &count)!
+    guard let infos = hb_buffer_get_glyph_infos(buffer, &count),
+      let positions = hb_buffer_get_glyph_positions(buffer, &count), count > 0
+    else { return [] }
     let sx = size / font.unitsPerEm * horizontalScale
     let sy = size / font.unitsPerEm * verticalScale
     var glyphs: [ShapedGlyph] = []
@@ -76,9 +77,10 @@ final class Shaper {
     return script
   }
 
-  private func hbLanguage(_ tag: String) -> hb_language_t {
+  /// HarfBuzz's language for a BCP 47 tag (nil for an empty or invalid one).
+  private func hbLanguage(_ tag: String) -> hb_language_t? {
     if let language = languages[tag] { return language }
-    let language = hb_language_from_string(tag, -1)!
+    guard !tag.isEmpty, let language = hb_language_from_string(tag, -1) else { return nil }
     languages[tag] = language
     return language
   }

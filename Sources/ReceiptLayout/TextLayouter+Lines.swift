@@ -164,7 +164,7 @@ extension TextLayouter {
           glyphs =
             shape(p, lo..<hi, item.font, item.attributes, item.level, item.script, false, context: start..<end).glyphs
         } else {
-          glyphs = glyphs.filter { $0.cluster >= lo && $0.cluster < hi }
+          glyphs = Array(glyphs[item.glyphRange(lo..<hi)])
         }
       }
       let text = p.text(lo..<hi)
@@ -179,12 +179,8 @@ extension TextLayouter {
   /// Whether a line may start or end at `offset` inside an item without reshaping.
   private func safeBreak(_ item: ShapedItem, _ offset: Int) -> Bool {
     if offset == item.range.lowerBound || offset == item.range.upperBound { return true }
-    var found = false
-    for glyph in item.glyphs where glyph.cluster == offset {
-      if glyph.unsafeToBreak { return false }
-      found = true
-    }
-    return found
+    let starting = item.glyphRange(offset..<(offset + 1))
+    return !starting.isEmpty && item.glyphs[starting].allSatisfy { $0.cluster != offset || !$0.unsafeToBreak }
   }
 
   /// Whether a glyph is a space of the paragraph (the glyphs justification stretches).

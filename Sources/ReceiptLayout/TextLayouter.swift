@@ -50,7 +50,8 @@ final class TextLayouter {
   private func paragraph(_ slice: ArraySlice<UInt16>, offset: Int, text: AttributedText, mode: LineBreakMode) throws
     -> Paragraph
   {
-    var p = Paragraph(units: Array(slice), offset: offset)
+    let simple = slice.allSatisfy { $0 < 0x0300 && $0 != 0x0D }
+    var p = Paragraph(units: simple ? Array(slice) : Self.limitingMarks(slice), offset: offset)
     let n = p.units.count
     p.hasTabs = p.units.contains(0x09)
     let base: Int
@@ -60,7 +61,6 @@ final class TextLayouter {
     case .rightToLeft: base = 1
     }
     let language = text.attributes(at: offset).language
-    let simple = p.units.allSatisfy { $0 < 0x0300 && $0 != 0x0D }
     var levels: [UInt8] = []
     if !(simple && base != 1) {
       (levels, p.paragraphLevel) = try Bidi.levels(of: slice, base: base)
@@ -83,6 +83,29 @@ final class TextLayouter {
     }
     measure(&p)
     return p
+  }
+
+  /// Most combining marks drawn on one base character; the rest are shaped as U+200B (zero
+  /// width, not a mark). HarfBuzz's mark attachment searches back over every earlier mark, so
+  /// 100,000 marks on one letter ("Zalgo" text) took half a minute; no script stacks more than
+  /// a handful. The paragraph's text (what a PDF extracts) keeps every mark.
+  static let maxMarksPerBase = 32
+
+  static func limitingMarks(_ units: ArraySlice<UInt16>) -> [UInt16] {
+    var result = Array(units)
+    var run = 0
+    for (offset, length, value) in scalars(of: units) {
+      let category = Unicode.Scalar(value)?.properties.generalCategory
+      guard category == .nonspacingMark || category == .enclosingMark || category == .spacingMark else {
+        run = 0
+        continue
+      }
+      run += 1
+      if run > maxMarksPerBase {
+        for k in offset..<(offset + length) { result[k] = 0x200B }
+      }
+    }
+    return result
   }
 
   /// Fast path for left-to-right paragraphs below U+0300 (Latin-1 and Latin Extended, no

@@ -4,9 +4,10 @@ import Foundation
   import FoundationXML
 #endif
 
-/// Parses template XML with Foundation's XMLParser (libxml2), safely: documents with a DTD or
-/// entity declarations are refused before parsing (no external entities, no entity expansion),
-/// and size and nesting depth are limited.
+/// Parses template XML with Foundation's XMLParser (libxml2), safely: the template is first
+/// brought to UTF-8 (``XMLEncoding``), documents with a DTD or entity declarations are refused
+/// (no external entities, no entity expansion), any declaration the parser reports still aborts
+/// it, and size and nesting depth are limited.
 enum MarkupParser {
   /// Largest template file.
   static let maxBytes = 1 << 20
@@ -17,6 +18,7 @@ enum MarkupParser {
     guard data.count <= maxBytes else {
       throw TemplateError(file: file, message: "template is \(data.count) bytes; the limit is \(maxBytes)")
     }
+    let data = try XMLEncoding.utf8(data, file: file)
     try refuseDeclarations(data, file: file)
     let delegate = Delegate(file: file)
     let parser = XMLParser(data: data)
@@ -39,7 +41,8 @@ enum MarkupParser {
   }
 
   /// DTDs are refused outright: they are how external entities (XXE) and entity bombs
-  /// (billion laughs) get in, and templates never need them.
+  /// (billion laughs) get in, and templates never need them. The bytes are UTF-8 here, the
+  /// only spelling the parser will read, so the scan sees what the parser would.
   private static func refuseDeclarations(_ data: Data, file: String) throws {
     let bytes = [UInt8](data)
     for marker in ["<!DOCTYPE", "<!ENTITY"] {
@@ -121,6 +124,42 @@ enum MarkupParser {
       } else {
         node.children.append(.text(string, location))
       }
+    }
+
+    // Declarations cannot pass the scan above; should one reach the parser, it stops it.
+    func parser(_ parser: XMLParser, foundElementDeclarationWithName elementName: String, model: String) {
+      refuseDeclaration()
+    }
+
+    func parser(
+      _ parser: XMLParser, foundAttributeDeclarationWithName attributeName: String, forElement elementName: String,
+      type: String?, defaultValue: String?
+    ) { refuseDeclaration() }
+
+    func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
+      refuseDeclaration()
+    }
+
+    func parser(
+      _ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?, systemID: String?
+    ) { refuseDeclaration() }
+
+    func parser(
+      _ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?, systemID: String?,
+      notationName: String?
+    ) { refuseDeclaration() }
+
+    func parser(
+      _ parser: XMLParser, foundNotationDeclarationWithName name: String, publicID: String?, systemID: String?
+    ) { refuseDeclaration() }
+
+    func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
+      fail(TemplateError(location, "&\(name); is not an XML entity templates know; write & as &amp;"))
+      return nil
+    }
+
+    private func refuseDeclaration() {
+      fail(TemplateError(location, "DTD declarations are not allowed: templates cannot declare a DTD or entities"))
     }
 
     func parser(_ parser: XMLParser, foundProcessingInstructionWithTarget target: String, data: String?) {

@@ -81,12 +81,26 @@ public struct TemplateLibrary: Sendable {
     return resolved
   }
 
+  /// Reads a regular file of at most `limit` bytes; anything else is a template error.
   func read(_ url: URL, limit: Int, at location: SourceLocation?) throws -> Data {
-    let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
-    guard size <= limit else {
-      throw location.map { TemplateError($0, "\(url.lastPathComponent) is \(size) bytes; the limit is \(limit)") }
-        ?? TemplateError(file: url.path, message: "file is \(size) bytes; the limit is \(limit)")
+    func fail(_ message: String) -> TemplateError {
+      location.map { TemplateError($0, "\(url.lastPathComponent): \(message)") }
+        ?? TemplateError(file: url.path, message: message)
     }
-    return try Data(contentsOf: url)
+    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+    guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+      throw fail("not a regular file (a directory or a device?); name a file")
+    }
+    let size = attributes?[.size] as? Int ?? 0
+    guard size <= limit else { throw fail("\(size) bytes; the limit is \(limit)") }
+    do {
+      let data = try Data(contentsOf: url)
+      guard data.count <= limit else { throw fail("\(data.count) bytes; the limit is \(limit)") }
+      return data
+    } catch let error as TemplateError {
+      throw error
+    } catch {
+      throw fail("cannot be read (\((error as NSError).localizedDescription))")
+    }
   }
 }

@@ -67,11 +67,15 @@ struct Attributes {
     return n
   }
 
-  func length(_ name: String, resolution: Resolution) throws -> Length? {
+  /// A length of at least 0 (or of either sign with `negative`) and below 10,000 pt.
+  func length(_ name: String, resolution: Resolution, negative: Bool = false) throws -> Length? {
     guard let v = values[name] else { return nil }
-    guard let l = Length(parsing: v, resolution: resolution), abs(l.points) < 10_000 else {
+    guard let l = Length(parsing: v, resolution: resolution), l.points.isFinite, abs(l.points) < 10_000 else {
       throw TemplateError(
         location, "\(name) on <\(element)> must be a length such as 9pt, 3mm, 0.5in or 24dots, not '\(v)'")
+    }
+    guard negative || l.points >= 0 else {
+      throw TemplateError(location, "\(name) on <\(element)> cannot be negative ('\(v)'); use 0 or more")
     }
     return l
   }
@@ -134,7 +138,12 @@ extension TemplateRenderer {
     if let v = try a.number("scale", in: 0.25...8) { (text.horizontalScale, text.verticalScale) = (v, v) }
     if let v = try a.number("scale-x", in: 0.25...8) { text.horizontalScale = v }
     if let v = try a.number("scale-y", in: 0.25...8) { text.verticalScale = v }
-    if let v = try a.length("letter-spacing", resolution: resolution) { text.letterSpacing = v.points }
+    if let v = try a.length("letter-spacing", resolution: resolution, negative: true) {
+      guard abs(v.points) <= 100 else {
+        throw TemplateError(a.location, "letter-spacing on <\(a.element)> must be between -100pt and 100pt")
+      }
+      text.letterSpacing = v.points
+    }
     if let v = a["language"] { text.language = v }
   }
 

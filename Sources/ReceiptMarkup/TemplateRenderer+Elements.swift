@@ -24,6 +24,13 @@ extension TemplateRenderer {
         )
       case .element(let e): node = e
       }
+      expandedElements += 1
+      guard expandedElements <= Self.maxExpandedElements else {
+        throw TemplateError(
+          node.location,
+          "the template expands to more than \(Self.maxExpandedElements) elements (includes and repeats multiply); simplify it"
+        )
+      }
       defer { if node.name != "if" { lastIf = nil } }
       switch node.name {
       case "repeat":
@@ -94,6 +101,11 @@ extension TemplateRenderer {
     }
     guard includeStack.count < Self.maxIncludeDepth else {
       throw TemplateError(node.location, "includes nest deeper than \(Self.maxIncludeDepth)")
+    }
+    includes += 1
+    guard includes <= Self.maxIncludes else {
+      throw TemplateError(
+        node.location, "more than \(Self.maxIncludes) includes in one receipt; include fragments less often")
     }
     let document = try load(name, at: node.location)
     guard document.root.name == "fragment" else {

@@ -50,6 +50,10 @@ extension TemplateLibrary {
 
 /// Walks a template and builds the receipt document.
 final class TemplateRenderer {
+  /// Most elements one receipt expands to (includes and repeats multiply a template's size).
+  static let maxExpandedElements = 200_000
+  /// Most `<include>`s expanded in one receipt.
+  static let maxIncludes = 1_000
   /// Most `repeat` iterations in one receipt.
   static let maxIterations = 10_000
   /// Deepest chain of includes.
@@ -65,6 +69,10 @@ final class TemplateRenderer {
   var resolution = Resolution.dpi203
   var rightToLeftLocale = false
   var iterations = 0
+  var expandedElements = 0
+  var includes = 0
+  /// Parsed templates by file, so a fragment included many times is read and parsed once.
+  private var loaded: [URL: MarkupDocument] = [:]
   var includeStack: [String] = []
   /// Missing values bind "0" silently (validating a template without data).
   var placeholders = false
@@ -140,8 +148,11 @@ final class TemplateRenderer {
   /// Parses a template file by name.
   func load(_ name: String, at location: SourceLocation?) throws -> MarkupDocument {
     let url = try library.file(name, defaultExtension: "xml", at: location)
+    if let document = loaded[url] { return document }
     let data = try library.read(url, limit: MarkupParser.maxBytes, at: location)
-    return try MarkupParser.parse(data, file: url.lastPathComponent)
+    let document = try MarkupParser.parse(data, file: url.lastPathComponent)
+    loaded[url] = document
+    return document
   }
 
   private func readStyleSheets(_ document: MarkupDocument) throws {

@@ -31,7 +31,11 @@ struct ValueFormatter {
       case "lower": text = (text ?? "").lowercased(with: locale)
       case "currency", "number", "percent":
         guard let number = value.number else {
-          throw TemplateError(location, "\(name) needs a number, but the value is \"\(value.text)\"")
+          throw TemplateError(location, "\(name) needs a number, but the value is \"\(value.text.prefix(40))\"")
+        }
+        guard number.isFinite, abs(number) < 1e15 || name == "number" && abs(number) < 1e300 else {
+          throw TemplateError(
+            location, "\(value.text.prefix(40)) is too large for \(name); amounts need at most 15 digits")
         }
         text = try formatNumber(number, style: name, argument: argument, at: location)
       default:  // date, time, datetime

@@ -82,6 +82,12 @@ public struct PageSetup: Hashable, Sendable {
     self.margins = margins
   }
 
+  /// The longest receipt (cut length) receipt lays out: 4 m, which fits every raster format at
+  /// 203 dpi (32,767 dots a side) and a PDF page (200 inches). Longer text needs `<cut/>`s.
+  public static let maximumLength = Length.mm(4000)
+  /// The narrowest content area (a quarter inch).
+  public static let minimumContentWidth = Length.pt(18)
+
   /// The width available to content: printable width minus leading and trailing margins.
   public var contentWidth: Length { paper.printableWidth - margins.leading - margins.trailing }
   /// The x of the content area's left edge on the page (paper) in points.

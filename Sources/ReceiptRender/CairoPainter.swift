@@ -28,7 +28,21 @@ final class CairoPainter {
     cairo_font_options_set_antialias(options, textAntialias ? CAIRO_ANTIALIAS_GRAY : CAIRO_ANTIALIAS_NONE)
     cairo_set_font_options(cr, options)
     cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
+    // Consecutive left-to-right runs in one font and ink go to cairo as one text call: cairo's
+    // PDF surface costs each call in proportion to the calls before it on the page (it unions
+    // their regions), so one call per line made long receipts quadratic.
+    var batch: [GlyphRun] = []
+    func flush() throws {
+      if batch.count == 1 { try draw(batch[0], cr) } else if !batch.isEmpty { try draw(batch: batch, cr) }
+      batch.removeAll(keepingCapacity: true)
+    }
     for item in page.items where !skip(item) {
+      if case .glyphs(let run) = item, extractableText, !run.rightToLeft, batch.count < 4096 {
+        if let first = batch.first, !first.canShareTextCall(with: run) { try flush() }
+        batch.append(run)
+        continue
+      }
+      try flush()
       switch item {
       case .rect(let fill):
         setInk(fill.ink, cr)
@@ -42,6 +56,7 @@ final class CairoPainter {
         try paint(image, cr)
       }
     }
+    try flush()
     let status = cairo_status(cr)
     guard status == CAIRO_STATUS_SUCCESS else {
       throw RenderError.cairo(String(cString: cairo_status_to_string(status)))
@@ -80,40 +95,33 @@ final class CairoPainter {
     cairo_fill(cr)
   }
 
-  /// Draws an image scaled into its rectangle (alpha composited over the paper).
+  /// Draws an image's gray pixels scaled into its rectangle.
   func paint(_ image: PlacedImage, _ cr: OpaquePointer) throws {
-    let surface = try Self.decodeImage(image.data)
-    defer { cairo_surface_destroy(surface) }
-    let width = Double(cairo_image_surface_get_width(surface))
-    let height = Double(cairo_image_surface_get_height(surface))
+    let surface = try Self.surface(image.image)
     cairo_save(cr)
     cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
     cairo_translate(cr, image.rect.x, image.rect.y)
-    cairo_scale(cr, image.rect.width / width, image.rect.height / height)
-    cairo_set_source_surface(cr, surface, 0, 0)
+    cairo_scale(cr, image.rect.width / Double(image.image.width), image.rect.height / Double(image.image.height))
+    cairo_set_source_surface(cr, surface.pointer, 0, 0)
     cairo_paint(cr)
     cairo_restore(cr)
+    withExtendedLifetime(surface) {}
   }
 
-  /// Decodes an image into a cairo surface: PNG with cairo's PNG loader, JPEG with libjpeg (as
-  /// gray: a receipt prints gray anyway).
-  static func decodeImage(_ data: Data) throws -> OpaquePointer {
-    if data.starts(with: [0xFF, 0xD8]) { return try JPEGDecoder.surface(data) }
-    guard data.starts(with: [0x89, 0x50, 0x4E, 0x47]) else {
-      throw RenderError.image("not a PNG or JPEG image")
+  /// An RGB24 surface holding a decoded image's gray values.
+  static func surface(_ image: GrayImage) throws -> CairoSurface {
+    let surface = try CairoSurface.image(CAIRO_FORMAT_RGB24, width: image.width, height: image.height)
+    let (pixels, stride) = try surface.pixels()
+    image.pixels.withUnsafeBufferPointer { gray in
+      for y in 0..<image.height {
+        let row = UnsafeMutableRawPointer(pixels + y * stride).assumingMemoryBound(to: UInt32.self)
+        for x in 0..<image.width {
+          let v = UInt32(gray[y * image.width + x])
+          row[x] = v << 16 | v << 8 | v
+        }
+      }
     }
-    let reader = ByteReader(data)
-    let surface = cairo_image_surface_create_from_png_stream(
-      { closure, buffer, length in
-        let reader = Unmanaged<ByteReader>.fromOpaque(closure!).takeUnretainedValue()
-        return reader.read(into: buffer!, count: Int(length)) ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_READ_ERROR
-      }, Unmanaged.passUnretained(reader).toOpaque())!
-    withExtendedLifetime(reader) {}
-    let status = cairo_surface_status(surface)
-    guard status == CAIRO_STATUS_SUCCESS else {
-      cairo_surface_destroy(surface)
-      throw RenderError.image("cannot decode PNG: \(String(cString: cairo_status_to_string(status)))")
-    }
+    cairo_surface_mark_dirty(surface.pointer)
     return surface
   }
 
@@ -131,7 +139,7 @@ final class CairoPainter {
       cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
       return
     }
-    let utf8 = Array(run.text.utf8)
+    let utf8 = Array(Self.cairoText(run.text).utf8)
     let (clusters, backward) = Self.clusters(of: run, utf8Count: utf8.count)
     var cairoClusters = clusters.map { cairo_text_cluster_t(num_bytes: Int32($0.bytes), num_glyphs: Int32($0.glyphs)) }
     utf8.withUnsafeBufferPointer { bytes in
@@ -141,6 +149,52 @@ final class CairoPainter {
           Int32(cairoClusters.count), backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t(0))
       }
     }
+  }
+
+  /// Draws left-to-right runs of one font and ink with one `cairo_show_text_glyphs`: glyphs at
+  /// their page positions, the runs' texts and cluster maps one after the other.
+  func draw(batch runs: [GlyphRun], _ cr: OpaquePointer) throws {
+    let first = runs[0]
+    cairo_set_font_face(cr, try fonts.face(for: first.font))
+    var matrix = cairo_matrix_t()
+    cairo_matrix_init_scale(&matrix, first.size * first.horizontalScale, first.size * first.verticalScale)
+    cairo_set_font_matrix(cr, &matrix)
+    setInk(first.ink, cr)
+    var glyphs: [cairo_glyph_t] = []
+    var utf8: [UInt8] = []
+    var clusters: [cairo_text_cluster_t] = []
+    for run in runs {
+      let text = Array(Self.cairoText(run.text).utf8)
+      for (bytes, count) in Self.clusters(of: run, utf8Count: text.count).0 {
+        clusters.append(cairo_text_cluster_t(num_bytes: Int32(bytes), num_glyphs: Int32(count)))
+      }
+      utf8 += text
+      glyphs += run.glyphs.map { cairo_glyph_t(index: UInt($0.id), x: run.origin.x + $0.x, y: run.origin.y + $0.y) }
+    }
+    utf8.withUnsafeBufferPointer { bytes in
+      bytes.withMemoryRebound(to: CChar.self) { text in
+        cairo_show_text_glyphs(
+          cr, text.baseAddress, Int32(text.count), &glyphs, Int32(glyphs.count), &clusters, Int32(clusters.count),
+          cairo_text_cluster_flags_t(0))
+      }
+    }
+  }
+
+  /// The text as cairo accepts it: cairo refuses noncharacters (U+FFFE, U+FFFF, U+FDD0–FDEF…)
+  /// as invalid UTF-8 and fails the whole PDF, so they become U+FFFD (or U+1FFFD outside the
+  /// BMP), which keeps every UTF-8 and UTF-16 offset of the cluster map.
+  static func cairoText(_ text: String) -> String {
+    func isNoncharacter(_ v: UInt32) -> Bool { (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE }
+    guard text.unicodeScalars.contains(where: { isNoncharacter($0.value) }) else { return text }
+    var scalars = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      if isNoncharacter(scalar.value) {
+        scalars.append(Unicode.Scalar(scalar.value > 0xFFFF ? 0x1FFFD : 0xFFFD)!)
+      } else {
+        scalars.append(scalar)
+      }
+    }
+    return String(scalars)
   }
 
   /// Cluster mapping for cairo: (UTF-8 bytes, glyph count) in text order. Glyphs of a
@@ -191,5 +245,13 @@ final class ByteReader {
     data.copyBytes(to: buffer, from: data.startIndex + offset..<data.startIndex + offset + count)
     offset += count
     return true
+  }
+}
+
+extension GlyphRun {
+  /// Whether another run can be drawn in the same cairo text call (same font, size and ink).
+  func canShareTextCall(with other: GlyphRun) -> Bool {
+    font == other.font && size == other.size && horizontalScale == other.horizontalScale
+      && verticalScale == other.verticalScale && ink == other.ink && !other.rightToLeft
   }
 }

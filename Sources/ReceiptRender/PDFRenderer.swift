@@ -23,19 +23,20 @@ public struct PDFRenderer: Sendable {
   public func render(_ receipt: LaidOutReceipt) throws -> Data {
     let sink = ByteSink()
     let first = receipt.pages.first
-    let surface = cairo_pdf_surface_create_for_stream(
-      { closure, data, length in
-        let sink = Unmanaged<ByteSink>.fromOpaque(closure!).takeUnretainedValue()
-        sink.data.append(data!, count: Int(length))
-        return CAIRO_STATUS_SUCCESS
-      }, Unmanaged.passUnretained(sink).toOpaque(), first?.width ?? 1, first?.cutLength ?? 1)!
-    defer { cairo_surface_destroy(surface) }
+    let pdf = try CairoSurface(
+      taking: cairo_pdf_surface_create_for_stream(
+        { closure, data, length in
+          guard let closure, let data else { return CAIRO_STATUS_WRITE_ERROR }
+          Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue().data.append(data, count: Int(length))
+          return CAIRO_STATUS_SUCCESS
+        }, Unmanaged.passUnretained(sink).toOpaque(), first?.width ?? 1, first?.cutLength ?? 1), what: "a PDF")
+    let surface = pdf.pointer
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_TITLE, receipt.title)
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATOR, creator)
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_CREATE_DATE, creationDate)
     cairo_pdf_surface_set_metadata(surface, CAIRO_PDF_METADATA_MOD_DATE, creationDate)
-    let cr = cairo_create(surface)!
-    defer { cairo_destroy(cr) }
+    let context = try CairoContext(pdf)
+    let cr = context.pointer
     let painter = CairoPainter()
     for page in receipt.pages {
       cairo_pdf_surface_set_size(surface, page.width, page.cutLength)
@@ -43,11 +44,8 @@ public struct PDFRenderer: Sendable {
       cairo_show_page(cr)
     }
     cairo_surface_finish(surface)
-    let status = cairo_surface_status(surface)
-    guard status == CAIRO_STATUS_SUCCESS else {
-      throw RenderError.cairo(String(cString: cairo_status_to_string(status)))
-    }
-    return withExtendedLifetime(sink) { sink.data }
+    try pdf.check()
+    return withExtendedLifetime((sink, context)) { sink.data }
   }
 }
 

@@ -17,7 +17,8 @@ public struct PNGWriter: Sendable {
         buffer.baseAddress, Int32(image.width), Int32(image.height), Int32(image.bitsPerPixel),
         Int32(image.bytesPerLine), Int32(dpi),
         { context, bytes, length in
-          Unmanaged<ByteSink>.fromOpaque(context!).takeUnretainedValue().data.append(bytes!, count: length)
+          guard let context, let bytes else { return }
+          Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().data.append(bytes, count: length)
         }, Unmanaged.passUnretained(sink).toOpaque())
     }
     guard status == 0 else { throw RenderError.output("libpng failed to encode a \(image.width)×\(image.height) page") }

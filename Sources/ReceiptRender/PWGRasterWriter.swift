@@ -29,7 +29,8 @@ public struct PWGRasterWriter: Sendable {
     let sink = ByteSink()
     let raster = cupsRasterOpenIO(
       { context, buffer, length in
-        Unmanaged<ByteSink>.fromOpaque(context!).takeUnretainedValue().data.append(buffer!, count: length)
+        guard let context, let buffer else { return -1 }
+        Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().data.append(buffer, count: length)
         return length
       }, Unmanaged.passUnretained(sink).toOpaque(), mode == .pwg ? CUPS_RASTER_WRITE_PWG : CUPS_RASTER_WRITE)
     guard let raster else { throw RenderError.output("libcups cannot open a raster stream") }

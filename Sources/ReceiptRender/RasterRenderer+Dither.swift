@@ -25,10 +25,9 @@ extension RasterRenderer {
     let y0 = Int((rect.y * scale).rounded())
     let width = max(1, Int((rect.width * scale).rounded()))
     let height = max(1, Int((rect.height * scale).rounded()))
-    let surface = cairo_image_surface_create(CAIRO_FORMAT_RGB24, Int32(width), Int32(height))!
-    defer { cairo_surface_destroy(surface) }
-    let cr = cairo_create(surface)!
-    defer { cairo_destroy(cr) }
+    let surface = try CairoSurface.image(CAIRO_FORMAT_RGB24, width: width, height: height)
+    let context = try CairoContext(surface)
+    let cr = context.pointer
     cairo_set_source_rgb(cr, 1, 1, 1)
     cairo_paint(cr)
     cairo_translate(cr, -Double(x0), -Double(y0))
@@ -41,9 +40,7 @@ extension RasterRenderer {
     case .glyphs(let run): try painter.draw(run, cr)
     default: break
     }
-    cairo_surface_flush(surface)
-    let stride = Int(cairo_image_surface_get_stride(surface))
-    let pixels = cairo_image_surface_get_data(surface)!
+    let (pixels, stride) = try surface.pixels()
     var gray = [UInt8](repeating: 255, count: width * height)
     for y in 0..<height {
       for x in 0..<width {

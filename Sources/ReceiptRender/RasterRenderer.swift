@@ -50,18 +50,11 @@ public struct RasterRenderer: Sendable {
     let scale = Double(setup.resolution.dpi) / 72
     // A8 even for 1-bit pages: pixman's A8 path is fast, its A1 path clears large buffers per
     // operation; without anti-aliasing the coverage is exactly 0 or 255.
-    let surface = cairo_image_surface_create(CAIRO_FORMAT_A8, Int32(width), Int32(height))!
-    defer { cairo_surface_destroy(surface) }
-    let cr = cairo_create(surface)!
-    defer { cairo_destroy(cr) }
-    cairo_scale(cr, scale, scale)
-    try painter.paint(page, on: cr, skip: Self.isDithered)
-    cairo_surface_flush(surface)
-    let status = cairo_surface_status(surface)
-    guard status == CAIRO_STATUS_SUCCESS else {
-      throw RenderError.cairo(String(cString: cairo_status_to_string(status)))
-    }
-    var image = Self.image(from: surface, width: width, height: height, gray: gray)
+    let surface = try CairoSurface.image(CAIRO_FORMAT_A8, width: width, height: height)
+    let context = try CairoContext(surface)
+    cairo_scale(context.pointer, scale, scale)
+    try painter.paint(page, on: context.pointer, skip: Self.isDithered)
+    var image = try Self.image(from: surface, width: width, height: height, gray: gray)
     for item in page.items where Self.isDithered(item) {
       try composite(item, into: &image, scale: scale, painter: painter)
     }
@@ -79,9 +72,8 @@ public struct RasterRenderer: Sendable {
 
   /// Copies an A8 surface (alpha = ink) into the canonical layout: gray 0 = black, or 1 bit per
   /// dot, MSB-first, packing eight alpha bytes at a time.
-  private static func image(from surface: OpaquePointer, width: Int, height: Int, gray: Bool) -> RasterImage {
-    let stride = Int(cairo_image_surface_get_stride(surface))
-    let source = cairo_image_surface_get_data(surface)!
+  private static func image(from surface: CairoSurface, width: Int, height: Int, gray: Bool) throws -> RasterImage {
+    let (source, stride) = try surface.pixels()
     var image = RasterImage(width: width, height: height, bitsPerPixel: gray ? 8 : 1)
     let bytes = image.bytesPerLine
     image.data.withUnsafeMutableBufferPointer { out in

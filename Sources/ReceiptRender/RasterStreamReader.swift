@@ -32,8 +32,9 @@ public enum RasterStreamReader {
     guard
       let raster = cupsRasterOpenIO(
         { context, buffer, length in
-          let reader = Unmanaged<ByteReader>.fromOpaque(context!).takeUnretainedValue()
-          return reader.readAvailable(into: buffer!, count: length)
+          guard let context, let buffer else { return -1 }
+          return Unmanaged<ByteReader>.fromOpaque(context).takeUnretainedValue().readAvailable(
+            into: buffer, count: length)
         }, Unmanaged.passUnretained(source).toOpaque(), CUPS_RASTER_READ)
     else { throw RenderError.output("libcups cannot open the raster stream") }
     defer { cupsRasterClose(raster) }

@@ -6,15 +6,17 @@ public enum RenderError: Error, Equatable, CustomStringConvertible, Sendable {
   case font(path: String, reason: String)
   /// The output could not be written.
   case output(String)
-  /// An image could not be decoded.
-  case image(String)
+  /// A page is larger than cairo and raster formats can hold (32,767 dots a side).
+  case tooLarge(width: Int, height: Int)
 
   public var description: String {
     switch self {
     case .cairo(let message): return "cairo: \(message)"
     case .font(let path, let reason): return "cannot draw with font \(path): \(reason)"
     case .output(let message): return "cannot write output: \(message)"
-    case .image(let message): return "image: \(message)"
+    case .tooLarge(let width, let height):
+      return
+        "the page is \(width)×\(height) dots; raster output holds at most 32767 a side (shorten the receipt or lower --dpi)"
     }
   }
 }

@@ -22,15 +22,16 @@ struct Measure: ParsableCommand {
     try reportingErrors {
       let engine = try ReceiptEngine()
       let document = try page.document(input, engine: engine, template: template)
-      let pages = try engine.measure(document)
+      let (pages, warnings) = try engine.measure(document)
+      for warning in warnings { Console.error("receipt: warning: \(warning)") }
       if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try encoder.encode(pages), as: UTF8.self))
+        try Console.out(String(decoding: try encoder.encode(pages), as: UTF8.self))
         return
       }
       for (i, p) in pages.enumerated() {
-        print(
+        try Console.out(
           String(
             format: "page %d: content %.3f pt, cut length %.3f pt = %.2f mm = %d dots at %d dpi", i + 1,
             p.contentHeight, p.cutLength, p.cutLengthMillimetres, p.cutLengthDots, document.pageSetup.resolution.dpi))

@@ -32,6 +32,14 @@ struct Print: ParsableCommand {
   @OptionGroup var template: TemplateChoice
   @OptionGroup var page: PageOptions
 
+  func validate() throws {
+    if let printer, printer.hasPrefix("socket://"), !PrinterAddress.isValidSocket(printer) {
+      throw ValidationError(
+        "'\(printer)' is not a printer address: write socket://HOST:PORT with a port from 1 to 65535")
+    }
+    guard (1...99).contains(copies) else { throw ValidationError("--copies must be 1…99") }
+  }
+
   func run() throws {
     try reportingErrors {
       let engine = try ReceiptEngine()
@@ -46,11 +54,12 @@ struct Print: ParsableCommand {
       }
       let request = PrintRequest(printer: printer, copies: copies, wait: wait, options: options)
       let result = try engine.print(document, request: request)
+      for warning in result.warnings { Console.error("receipt: warning: \(warning)") }
       let length = result.pages.map { String(format: "%.1f mm", $0.cutLengthMillimetres) }.joined(separator: ", ")
       if let id = result.jobID {
-        print("\(result.printer)-\(id) (\(result.path.rawValue), \(length))\(wait ? " completed" : "")")
+        try Console.out("\(result.printer)-\(id) (\(result.path.rawValue), \(length))\(wait ? " completed" : "")")
       } else {
-        print("sent to \(result.printer) (\(result.path.rawValue), \(length))")
+        try Console.out("sent to \(result.printer) (\(result.path.rawValue), \(length))")
       }
     }
   }
@@ -71,20 +80,20 @@ struct Printers: ParsableCommand {
       if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        print(String(decoding: try encoder.encode(queues), as: UTF8.self))
+        try Console.out(String(decoding: try encoder.encode(queues), as: UTF8.self))
         return
       }
-      if queues.isEmpty { print("no printers (add one with lpadmin)") }
+      if queues.isEmpty { try Console.out("no printers (add one with lpadmin)") }
       for q in queues {
-        print(
+        try Console.out(
           "\(q.name)\(q.isDefault ? " (default)" : ""): \(q.state)\(q.acceptingJobs ? "" : ", rejecting jobs")"
             + (q.stateReasons.isEmpty ? "" : " [\(q.stateReasons.joined(separator: ", "))]"))
-        print("  path: \(q.path.rawValue)   device: \(q.deviceURI)   model: \(q.makeAndModel)")
-        print("  formats: \(q.formats.joined(separator: ", "))")
+        try Console.out("  path: \(q.path.rawValue)   device: \(q.deviceURI)   model: \(q.makeAndModel)")
+        try Console.out("  formats: \(q.formats.joined(separator: ", "))")
         if !q.resolutions.isEmpty {
-          print("  resolutions: \(q.resolutions.map { "\($0)dpi" }.joined(separator: ", "))")
+          try Console.out("  resolutions: \(q.resolutions.map { "\($0)dpi" }.joined(separator: ", "))")
         }
-        if !q.media.isEmpty { print("  media: \(q.media.joined(separator: ", "))") }
+        if !q.media.isEmpty { try Console.out("  media: \(q.media.joined(separator: ", "))") }
       }
     }
   }

@@ -62,7 +62,7 @@ struct PageOptions: ParsableArguments {
         locale: template.locale, strict: template.strict, pageSetup: try explicitPageSetup())
       let rendered = try engine.templateDocument(
         template: template.template, data: data, templates: try template.directory(), options: options)
-      for warning in rendered.warnings { FileHandle.standardError.write(Data("receipt: warning: \(warning)\n".utf8)) }
+      for warning in rendered.warnings { Console.error("receipt: warning: \(warning)") }
       return rendered.document
     }
     return try engine.plainTextDocument(contentsOf: input, font: try fontDescriptor(), pageSetup: try pageSetup())
@@ -133,7 +133,7 @@ func reportingErrors(_ body: () throws -> Void) throws {
   do {
     try body()
   } catch let error as ReceiptError {
-    FileHandle.standardError.write(Data("receipt: error: \(error.message)\n".utf8))
+    Console.error("receipt: error: \(error.message)")
     switch error.stage {
     case .input: throw ExitCode(66)
     case .data: throw ExitCode(65)

@@ -39,25 +39,22 @@ struct Render: ParsableCommand {
       let engine = try ReceiptEngine()
       let document = try page.document(input, engine: engine, template: template)
       let rendered = try engine.render(document, format: format, options: RenderOptions(gray: gray))
+      for warning in rendered.warnings { Console.error("receipt: warning: \(warning)") }
       if output == "-" {
         guard rendered.parts.count == 1 else {
           throw ReceiptError(.output, "\(rendered.parts.count) PNG pages cannot go to stdout; give a file name")
         }
-        FileHandle.standardOutput.write(rendered.parts[0])
+        try OutputFile.writeStandardOutput(rendered.parts[0])
         return
       }
+      // Regular files are replaced atomically; a printer device, FIFO or symlink is written in
+      // place (a rename would destroy the device node and print nothing).
       let files = Self.fileNames(output, count: rendered.parts.count)
-      for (file, data) in zip(files, rendered.parts) {
-        do {
-          try data.write(to: URL(fileURLWithPath: file), options: .atomic)
-        } catch {
-          throw ReceiptError(.output, "cannot write \(file): \(error.localizedDescription)")
-        }
-      }
+      for (file, data) in zip(files, rendered.parts) { try OutputFile.write(data, to: file) }
       let pages = rendered.pages
       let lengths = pages.map { String(format: "%.1f mm", $0.cutLengthMillimetres) }.joined(separator: ", ")
       let written = files.joined(separator: ", ")
-      print("wrote \(written) (\(format), \(pages.count) page\(pages.count == 1 ? "" : "s"): \(lengths))")
+      try Console.out("wrote \(written) (\(format), \(pages.count) page\(pages.count == 1 ? "" : "s"): \(lengths))")
     }
   }
 

@@ -61,8 +61,7 @@ struct Serve: AsyncParsableCommand {
       let server = try ReceiptServer(configuration: configuration)
       let names = configuration.printers.map(\.name).joined(separator: ", ")
       try await server.run { port in
-        FileHandle.standardOutput.write(
-          Data("receipt serve: http://\(configuration.host):\(port)/v1 with printers \(names)\n".utf8))
+        try? Console.out("receipt serve: http://\(configuration.host):\(port)/v1 with printers \(names)")
       }
     }
   }

@@ -30,8 +30,8 @@ struct Validate: ParsableCommand {
       choice.templates = templates
       let warnings = try ReceiptEngine().validate(
         template: name, templates: try choice.directory(), data: try data.map(readInput), strict: strict)
-      for warning in warnings { print("warning: \(warning)") }
-      print("\(name): valid")
+      for warning in warnings { try Console.out("warning: \(warning)") }
+      try Console.out("\(name): valid")
     }
   }
 }

@@ -8,7 +8,9 @@ struct Versions: ParsableCommand {
     discussion: "Example: receipt versions"
   )
 
-  func run() {
-    for (name, version) in ReceiptEngine.libraryVersions { print("\(name) \(version)") }
+  func run() throws {
+    try reportingErrors {
+      for (name, version) in ReceiptEngine.libraryVersions { try Console.out("\(name) \(version)") }
+    }
   }
 }

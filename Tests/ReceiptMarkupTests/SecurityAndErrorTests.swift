@@ -34,16 +34,91 @@ import Testing
     #expect(error(["t.xml": lol]).contains("<!DOCTYPE is not allowed"))
   }
 
-  @Test func includesAndImagesCannotLeaveTheDirectory() {
-    for name in ["../../etc/passwd", "/etc/passwd", "a/../../t", "..%2Fetc"] {
-      let message = error(["t.xml": "<receipt><include template=\"\(name)\"/></receipt>"])
-      #expect(message.hasPrefix("t.xml:1:"), "\(message)")
-      #expect(message.contains("templates directory") || message.contains("no file"), "\(message)")
-      #expect(!message.contains("root:"))
+  @Test func includesAndImagesCannotLeaveTheDirectory() throws {
+    // Real files outside the templates directory, so "no such file" cannot pass for a refusal.
+    let fixture = try TemplateFixture(["templates/t.xml": "<receipt/>"])
+    let outside = fixture.directory.appendingPathComponent("secret.xml")
+    try "<fragment><text>SECRET</text></fragment>".write(to: outside, atomically: true, encoding: .utf8)
+    try Data([0x89, 0x50, 0x4E, 0x47]).write(to: fixture.directory.appendingPathComponent("secret.png"))
+    let library = try TemplateLibrary(directory: fixture.directory.appendingPathComponent("templates"))
+    for name in ["../secret", outside.deletingPathExtension().path, "a/../../secret", "..%2Fsecret", "./../secret"] {
+      let template = fixture.directory.appendingPathComponent("templates/t.xml")
+      try "<receipt><include template=\"\(name)\"/></receipt>".write(to: template, atomically: true, encoding: .utf8)
+      do {
+        let rendered = try library.render(template: "t", data: Data("{}".utf8))
+        Issue.record("\(name) was included: \(rendered.document.blocks)")
+      } catch {
+        #expect("\(error)".hasPrefix("t.xml:1:"), "\(error)")
+        #expect("\(error)".contains("'\(name)' is not a name inside the templates directory"), "\(error)")
+      }
     }
+    for src in ["../secret.png", fixture.directory.appendingPathComponent("secret.png").path] {
+      let template = fixture.directory.appendingPathComponent("templates/t.xml")
+      try "<receipt><image src=\"\(src)\"/></receipt>".write(to: template, atomically: true, encoding: .utf8)
+      #expect { try library.render(template: "t", data: Data("{}".utf8)) } throws: {
+        "\($0)".contains("is not a name inside the templates directory")
+      }
+    }
+  }
+
+  @Test func aDTDInUTF16IsRefusedToo() throws {
+    let xxe = """
+      <?xml version="1.0" encoding="UTF-16"?>
+      <!DOCTYPE receipt [<!ENTITY a "AAAAAAAAAA"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>
+      <receipt><text>&b;</text></receipt>
+      """
+    let encodings: [(String, Data)] = [
+      ("UTF-16LE with BOM", Data([0xFF, 0xFE]) + xxe.data(using: .utf16LittleEndian)!),
+      ("UTF-16BE with BOM", Data([0xFE, 0xFF]) + xxe.data(using: .utf16BigEndian)!),
+      ("UTF-16LE without BOM", xxe.data(using: .utf16LittleEndian)!),
+      ("UTF-16BE without BOM", xxe.data(using: .utf16BigEndian)!),
+      ("UTF-8 with BOM", Data([0xEF, 0xBB, 0xBF]) + Data(xxe.replacingOccurrences(of: "UTF-16", with: "UTF-8").utf8)),
+    ]
+    for (name, data) in encodings {
+      let fixture = try TemplateFixture([:])
+      try data.write(to: fixture.directory.appendingPathComponent("t.xml"))
+      #expect { try fixture.render() } throws: { "\($0)".hasPrefix("t.xml:2:1: <!DOCTYPE is not allowed") }
+      _ = name
+    }
+  }
+
+  @Test func aUTF16TemplateWithoutDTDWorksAndOtherEncodingsAreRefusedClearly() throws {
+    let template = #"<?xml version="1.0" encoding="UTF-16"?><receipt><text>Grüße</text></receipt>"#
+    let fixture = try TemplateFixture([:])
+    try (Data([0xFF, 0xFE]) + template.data(using: .utf16LittleEndian)!).write(
+      to: fixture.directory.appendingPathComponent("t.xml"))
+    guard case .text(let text)? = try fixture.render().document.blocks.first else {
+      Issue.record("no text")
+      return
+    }
+    #expect(text.string == "Grüße")
+    for (data, expected) in [
+      (Data([0x00, 0x00, 0xFE, 0xFF, 0, 0, 0, 0x3C]), "UTF-32"),
+      (Data(#"<?xml version="1.0" encoding="ISO-8859-1"?><receipt/>"#.utf8), "declared as ISO-8859-1"),
+      (Data([0x3C, 0x72, 0xFF, 0xFE, 0x3E]), "not valid UTF-8"),
+    ] {
+      try data.write(to: fixture.directory.appendingPathComponent("t.xml"))
+      #expect { try fixture.render() } throws: { "\($0)".contains(expected) }
+    }
+  }
+
+  @Test func includeFanOutIsBounded() throws {
+    // Ten includes per level, seven levels (within the depth limit): ten million expansions.
+    var files = ["t.xml": "<receipt><include template=\"f0\"/></receipt>"]
+    for level in 0..<7 {
+      files["f\(level).xml"] =
+        "<fragment>" + String(repeating: "<include template=\"f\(level + 1)\"/>", count: 10) + "</fragment>"
+    }
+    files["f7.xml"] = "<fragment><feed/></fragment>"
+    let started = ContinuousClock.now
+    #expect(error(files).contains("more than 1000 includes in one receipt"))
+    #expect(ContinuousClock.now - started < .seconds(30), "refused early, not after expanding")
+    // Repeats multiply too: 10,000 items × 30 elements.
+    let items = "[" + Array(repeating: "{}", count: 10_000).joined(separator: ",") + "]"
+    let body = String(repeating: "<feed/>", count: 30)
     #expect(
-      error(["t.xml": #"<receipt><image src="../../../etc/passwd"/></receipt>"#]).contains(
-        "not a name inside the templates directory"))
+      error(["t.xml": "<receipt><repeat items=\"$items\">\(body)</repeat></receipt>"], data: "{\"items\": \(items)}")
+        .contains("expands to more than 200000 elements"))
   }
 
   @Test func symlinksOutOfTheDirectoryAreRefused() throws {

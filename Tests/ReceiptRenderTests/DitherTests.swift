@@ -23,7 +23,7 @@ import Testing
   func logo(_ method: DitherMethod) throws -> (page: RasterImage, x: Int, y: Int) {
     let doc = ReceiptDocument(blocks: [.image(ImageBlock(data: try gradientPNG(), dither: method))])
     let laidOut = try ReceiptLayoutEngine().layout(doc)
-    guard case .image(let placed) = laidOut.pages[0].items[0] else { throw RenderError.image("no image") }
+    guard case .image(let placed) = laidOut.pages[0].items[0] else { throw RigError("no image") }
     let page = try RasterRenderer().render(laidOut)[0]
     return (page, Int((placed.rect.x * 203 / 72).rounded()), Int((placed.rect.y * 203 / 72).rounded()))
   }

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptKit
 
 /// Where a daemon printer sends its jobs.
 public enum PrinterTarget: Sendable, Equatable {
@@ -14,6 +15,7 @@ public enum PrinterTarget: Sendable, Equatable {
     if text.hasPrefix("cups:") {
       self = .cups(queue: String(text.dropFirst(5)), server: server)
     } else if text.hasPrefix("socket://") {
+      guard PrinterAddress.isValidSocket(text) else { return nil }
       self = .socket(text)
     } else if text.hasPrefix("dir:") {
       self = .directory(URL(fileURLWithPath: String(text.dropFirst(4))))
