@@ -5,7 +5,8 @@ OUT ?= out
 # Release builds link the Swift runtime and Foundation statically: half the process start-up.
 RELEASE := swift build -c release -Xswiftc -static-stdlib
 
-.PHONY: demo test setup setup-test build lint format release install bench benchmark side-by-side bench-daemon
+.PHONY: demo test setup setup-test build lint format release install bench benchmark side-by-side bench-daemon \
+	fuzz sanitize soak
 
 ## Set up, build, and render the example order through Templates/receipt.xml to out/.
 demo: setup
@@ -17,8 +18,10 @@ demo: setup
 	.build/release/receipt measure Templates/Examples/small.json
 	@echo "The receipt is at $(abspath $(OUT)/receipt.pdf) (PDF), $(abspath $(OUT)/receipt.png) (203-dpi print preview) and $(abspath $(OUT)/receipt.pwg) (PWG raster)"
 
-## Set up (with test tools), check formatting, build, and run every test.
+## Set up (with test tools), check formatting, build the shipped binary (the end-to-end tests
+## run it) and the tests, and run every test.
 test: setup-test lint
+	$(RELEASE) --product receipt
 	swift build --build-tests
 	swift test --skip-build --disable-xctest
 
@@ -29,10 +32,10 @@ setup-test:
 	@scripts/setup.sh --test
 
 lint:
-	swift format lint --strict --recursive Sources Tests Benchmarks Package.swift
+	swift format lint --strict --recursive Sources Tests Benchmarks Fuzz Package.swift
 
 format:
-	swift format format --in-place --recursive Sources Tests Benchmarks Package.swift
+	swift format format --in-place --recursive Sources Tests Benchmarks Fuzz Package.swift
 
 release:
 	$(RELEASE) --product receipt
@@ -62,3 +65,24 @@ side-by-side: setup-test
 	@PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check weasyprint python-escpos
 	$(RELEASE) --product receipt
 	python3 scripts/side-by-side.py 15
+
+## libFuzzer on templates, order JSON, images, job bodies and the configuration file, with
+## AddressSanitizer (FUZZ_SECONDS per target; corpus in Fuzz/Corpus). Not part of `make test`.
+FUZZ_SECONDS ?= 120
+fuzz: setup
+	swift build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING --product receipt-fuzz
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+## The layout, render and server suites under AddressSanitizer, then ThreadSanitizer.
+sanitize: setup-test
+	swift build --build-tests --scratch-path .build-asan --sanitize=address
+	swift test --skip-build --disable-xctest --scratch-path .build-asan \
+	  --filter 'ReceiptLayoutTests|ReceiptRenderTests|ReceiptServerTests'
+	swift build --build-tests --scratch-path .build-tsan --sanitize=thread
+	swift test --skip-build --disable-xctest --scratch-path .build-tsan \
+	  --filter 'ReceiptLayoutTests|ReceiptRenderTests|ReceiptServerTests'
+
+## 30 minutes of mixed submissions, previews and idle connections against the release daemon.
+SOAK_SECONDS ?= 1800
+soak: setup-test release
+	python3 scripts/soak.py $(SOAK_SECONDS)

@@ -66,6 +66,8 @@ let package = Package(
     ),
 
     .executableTarget(name: "receipt-bench", dependencies: ["ReceiptLayout", "ReceiptModel", "ReceiptRender"]),
+    // libFuzzer targets (`make fuzz`); without -DFUZZING it replays corpus files.
+    .executableTarget(name: "receipt-fuzz", dependencies: ["ReceiptKit", "ReceiptServer"], path: "Fuzz/ReceiptFuzz"),
     .executableTarget(
       name: "ReceiptBenchmarks",
       dependencies: [
@@ -92,7 +94,9 @@ let package = Package(
       dependencies: ["ReceiptTestSupport", "ReceiptMarkup", "ReceiptModel", "ReceiptLayout", "ReceiptRender"]),
     .testTarget(
       name: "ReceiptKitTests",
-      dependencies: ["ReceiptTestSupport", "ReceiptKit", "ReceiptRender", "ReceiptPrint", "receipt"]),
+      dependencies: ["ReceiptTestSupport", "ReceiptKit", "ReceiptRender", "ReceiptPrint"]),
+    // The shipped binary (release, static Swift runtime) as users run it: CLI, daemon, crashes.
+    .testTarget(name: "ReceiptEndToEndTests", dependencies: ["ReceiptTestSupport", "ReceiptRender"]),
   ],
   swiftLanguageModes: [.v6]
 )

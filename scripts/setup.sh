@@ -12,7 +12,7 @@ runtime=(
   fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji
 )
 testing=(
-  poppler-utils zbar-tools cups cups-ipp-utils avahi-daemon dbus pango1.0-tools netpbm
+  poppler-utils zbar-tools cups cups-ipp-utils avahi-daemon dbus pango1.0-tools netpbm strace libharfbuzz-bin
 )
 
 if ! command -v swift >/dev/null && [[ ! -x /opt/swift/usr/bin/swift ]]; then

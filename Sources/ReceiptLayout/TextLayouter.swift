@@ -65,7 +65,10 @@ final class TextLayouter {
     if !(simple && base != 1) {
       (levels, p.paragraphLevel) = try Bidi.levels(of: slice, base: base)
     }
-    if n == 0 { return p }
+    if n == 0 {
+      p.prefix = [0]  // an empty paragraph is 0 wide (natural widths of empty cells ask)
+      return p
+    }
     if simple {
       p.graphemes = Array(1...n)
     } else {

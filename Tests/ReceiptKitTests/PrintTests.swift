@@ -7,7 +7,8 @@ import Testing
 /// `receipt print` against a real cupsd and a real IPP printer (ippeveprinter), a PPD raster
 /// queue and a raw socket queue, all on loopback.
 @Suite(.serialized) struct PrintTests {
-  var receipt: String { Tool.productsDirectory.appendingPathComponent("receipt").path }
+  /// The shipped binary (release, static Swift runtime).
+  var receipt: String { (try? Tool.shippedBinary()) ?? "receipt-release-binary-missing" }
   var templates: String {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates")
       .standardizedFileURL.path

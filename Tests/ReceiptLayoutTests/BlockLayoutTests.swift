@@ -36,6 +36,19 @@ import Testing
     #expect(names.allSatisfy { $0.origin.x + $0.width <= qLeft - 6 + 1e-6 })
   }
 
+  /// Found by the crash test with real order data: a missing price bound an empty cell, and
+  /// measuring an empty cell's natural width in a grid read past an empty array (the daemon
+  /// died on every such order).
+  @Test func emptyCellsInAGridHaveZeroWidth() throws {
+    let rows: [Block] = [
+      .row(Row([Cell(.text(AttributedText("Tea")), width: .weight(1)), Cell(.text(AttributedText("")))])),
+      .row(Row([Cell(.text(AttributedText("")), width: .weight(1)), Cell(.text(AttributedText("3.50")))])),
+      .row(Row([Cell(.text(AttributedText("\n"))), Cell(.text(AttributedText("")), alignment: .trailing)])),
+    ]
+    let page = try engine.page([.column(Column(rows, grid: true))])
+    #expect(page.runs.map(\.text).sorted() == ["3.50", "Tea"])
+  }
+
   @Test func rightTabStopsWithDotLeadersLineUp() throws {
     let style = ParagraphStyle(tabStops: [TabStop(location: -0.001, alignment: .right, leader: ".")])
     let text = AttributedText("Subtotal\t9.99\nTax\t0.80\nTotal\t110.79", paragraphStyle: style)

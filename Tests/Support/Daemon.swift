@@ -9,15 +9,23 @@ import Foundation
 
 /// The real `receipt serve` binary on a loopback port, for tests that kill and restart it.
 public final class Daemon: @unchecked Sendable {
-  public let port: UInt16
+  private let lock = NSLock()
+  private var boundPort: UInt16 = 0
+  /// The port the running daemon bound (it binds port 0 itself: no port is chosen here and bound
+  /// later, which another process could take meanwhile). Changes at every start.
+  public var port: UInt16 { lock.withLock { boundPort } }
   let arguments: [String]
   let environment: [String: String]
   let log: URL
   private var process: Process?
 
+  /// Runs the daemon under this program (e.g. `strace` with its options), if set.
+  public var wrapper: [String] = []
+  /// The daemon's process id while it runs.
+  public var pid: Int32? { process?.processIdentifier }
+
   /// Prepares (does not start) a daemon with `arguments` after `serve --port PORT`.
   public init(arguments: [String], environment: [String: String] = [:], log: URL) throws {
-    port = try PrintRig.freePortForTests()
     self.arguments = arguments
     self.environment = environment
     self.log = log
@@ -27,22 +35,44 @@ public final class Daemon: @unchecked Sendable {
   /// Starts it and waits until /healthz answers (at most 30 s).
   public func start() throws {
     let process = Process()
-    process.executableURL = Tool.productsDirectory.appendingPathComponent("receipt")
-    process.arguments = ["serve", "--port", "\(port)"] + arguments
+    let binary = try Tool.shippedBinary()
+    if wrapper.isEmpty {
+      process.executableURL = URL(fileURLWithPath: binary)
+      process.arguments = ["serve", "--port", "0"] + arguments
+    } else {
+      process.executableURL = URL(fileURLWithPath: wrapper[0])
+      process.arguments = Array(wrapper.dropFirst()) + [binary, "serve", "--port", "0"] + arguments
+    }
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     let handle = try FileHandle(forWritingTo: log)
-    handle.seekToEndOfFile()
+    let logStart = handle.seekToEndOfFile()
     process.standardOutput = handle
     process.standardError = handle
     try process.run()
     self.process = process
     let deadline = Date().addingTimeInterval(30)
+    lock.withLock { boundPort = 0 }
     while Date() < deadline {
-      if let response = try? request("GET", "/healthz", timeout: 1), response.status == 200 { return }
-      guard process.isRunning else { throw RigError("receipt serve exited: see \(log.path)") }
-      Thread.sleep(forTimeInterval: 0.05)
+      if port == 0, let bound = Self.announcedPort(in: log, from: logStart) { lock.withLock { boundPort = bound } }
+      if port != 0, let response = try? request("GET", "/healthz", timeout: 1), response.status == 200 { return }
+      guard process.isRunning else {
+        throw RigError(
+          "receipt serve exited (\(process.terminationReason == .uncaughtSignal ? "signal" : "status") \(process.terminationStatus)): see \(log.path)"
+        )
+      }
+      Thread.sleep(forTimeInterval: 0.02)
     }
-    throw RigError("receipt serve did not answer on port \(port) within 30 s")
+    throw RigError("receipt serve did not answer within 30 s (port \(port)): see \(log.path)")
+  }
+
+  /// The port in the daemon's "receipt serve: http://HOST:PORT/v1 …" line after `offset`.
+  static func announcedPort(in log: URL, from offset: UInt64) -> UInt16? {
+    guard let data = try? Data(contentsOf: log), data.count > offset else { return nil }
+    let text = String(decoding: data.dropFirst(Int(offset)), as: UTF8.self)
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("receipt serve: http://") }),
+      let url = URL(string: String(line.dropFirst("receipt serve: ".count).prefix { $0 != " " }))
+    else { return nil }
+    return url.port.flatMap { UInt16(exactly: $0) }
   }
 
   /// `kill -9`: no shutdown, no cleanup.
@@ -83,8 +113,8 @@ public final class Daemon: @unchecked Sendable {
     var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!, timeoutInterval: timeout)
     request.httpMethod = method
     request.httpBody = body
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     let box = ResultBox()
     let done = DispatchSemaphore(value: 0)
     URLSession.shared.dataTask(with: request) { data, response, error in

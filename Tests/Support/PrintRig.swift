@@ -148,15 +148,32 @@ public final class PrintRig: @unchecked Sendable {
     let listener = try SocketListener()
     rawListener = listener
     try Self.lpadmin(["-p", "raw", "-E", "-v", "socket://127.0.0.1:\(listener.port)", "-m", "raw"], server: server)
+    // Every other IPP Everywhere queue the tests use, made now, before any job: cupsd 2.4.2 was
+    // seen to stop accepting image/pwg-raster on a queue in use when another queue was added
+    // with `lpadmin -m everywhere` (and never recover until restarted).
+    for name in Self.ippQueues {
+      try Self.lpadmin(["-p", name, "-E", "-v", printerURI, "-m", "everywhere"], server: server)
+      guard FileManager.default.fileExists(atPath: cups.appendingPathComponent("ppd/\(name).ppd").path) else {
+        throw RigError("lpadmin did not generate the IPP Everywhere PPD for \(name)")
+      }
+    }
+    try Self.lpadmin(["-x", Self.removedQueue], server: server)
   }
+
+  /// The IPP Everywhere queues made at start, one per test that stops or follows one.
+  static let ippQueues = ["daemon-kill", "daemon-hold", "daemon-crash", "daemon-state", "daemon-stop", removedQueue]
+  /// A queue made and then removed at start (for the test of a removed printer).
+  public static let removedQueue = "daemon-gone"
 
   private static func lpadmin(_ arguments: [String], server: String) throws {
     try run("/usr/sbin/lpadmin", arguments, environment: ["CUPS_SERVER": server])
   }
 
-  /// Adds an IPP Everywhere queue to the rig's printer, for a test that stops or removes it.
+  /// One of the IPP Everywhere queues made at start (see ``ippQueues``), for a test of its own.
   public func addQueue(_ name: String) throws {
-    try Self.lpadmin(["-p", name, "-E", "-v", printerURI, "-m", "everywhere"], server: server)
+    guard Self.ippQueues.contains(name), name != Self.removedQueue else {
+      throw RigError("queue \(name) is not made by the rig; add it to PrintRig.ippQueues")
+    }
   }
 
   /// Files the IPP printer received whose job name contains `text`, in the printer's job order.

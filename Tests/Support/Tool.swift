@@ -68,6 +68,25 @@ public enum Tool {
     let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
     return bundle
   }
+
+  /// The checkout's root directory.
+  public static var packageRoot: URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
+  }
+
+  /// The `receipt` binary users get: the release build linked with the static Swift runtime and
+  /// Foundation (`make release`, `make install`, the systemd unit), which `make test` builds
+  /// before the tests. Static and dynamic Foundation behave differently, so end-to-end tests run
+  /// this one, never the debug build. `RECEIPT_BINARY` names another.
+  public static func shippedBinary() throws -> String {
+    let path =
+      ProcessInfo.processInfo.environment["RECEIPT_BINARY"]
+      ?? packageRoot.appendingPathComponent(".build/release/receipt").path
+    guard FileManager.default.isExecutableFile(atPath: path) else {
+      throw RigError("no release binary at \(path): run `make release` first (`make test` does)")
+    }
+    return path
+  }
 }
 
 extension Tool {

@@ -36,6 +36,12 @@ extension ReceiptServer.Configuration {
       } catch {
         throw ReceiptError(.input, "cannot read the configuration file \(file.path): \(error.localizedDescription)")
       }
+      try self.init(data: data, file: file)
+    }
+
+    /// Reads the contents of a configuration file (`file` names it in errors and anchors
+    /// relative paths).
+    package init(data: Data, file: URL) throws {
       guard data.count <= 1 << 20 else { throw ReceiptError(.data, "\(file.path): larger than 1 MiB") }
       let known: Set<String> = [
         "host", "port", "database", "templates", "printers", "defaultPrinter", "maxAttempts", "maxBodyBytes", "tokens",

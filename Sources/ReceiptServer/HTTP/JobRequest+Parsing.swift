@@ -10,7 +10,7 @@ extension JobRequest {
   /// Parses and checks a job request body (`{template, data, printer?, copies?, locale?}`) in one
   /// strict parse: unknown fields, duplicate keys and wrong types are 400; an unknown template
   /// or printer is 422. The order is kept as the exact bytes that were checked.
-  init(body raw: Data, configuration: ReceiptServer.Configuration) throws {
+  package init(body raw: Data, configuration: ReceiptServer.Configuration) throws {
     let members: [String: JSONValue]
     let ranges: [String: Range<Int>]
     do {
@@ -79,7 +79,7 @@ extension JobRequest {
   /// and the order as a JSON value (member order, spacing and number spelling aside: `1.50` and
   /// `1.5` are the same price). Compared as values, never through Foundation's equality, which
   /// differs between the static and the dynamic build. Empty: it is the same request.
-  func differences(from job: Job) -> [String] {
+  package func differences(from job: Job) -> [String] {
     var fields: [String] = []
     if job.template != template { fields.append("template") }
     if job.printer != printer { fields.append("printer") }

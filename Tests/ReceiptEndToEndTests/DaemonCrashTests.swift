@@ -2,14 +2,15 @@ import Foundation
 import ReceiptTestSupport
 import Testing
 
-/// The real `receipt serve` under concurrent clients, killed with SIGKILL at random moments and
-/// restarted: every job that got 202 prints exactly once, at a directory printer and at the IPP
-/// printer behind the test cupsd; none that got an error prints; per-printer order holds.
+/// The shipped `receipt serve` under concurrent clients, killed with SIGKILL at random moments
+/// and restarted. Clients behave as the README tells them: an unanswered request is sent again
+/// with the same Idempotency-Key (in another JSON spelling: member order and spacing change),
+/// and now and then an answered one too (the answer was lost). Orders have arrays. Every job
+/// that got 202 prints exactly once, at a directory printer and at the IPP printer behind the
+/// test cupsd; every retry of an accepted request is 200 with the same job; none that got an
+/// error prints; per-printer order holds.
 @Suite(.serialized) struct DaemonCrashTests {
-  var templates: String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates")
-      .standardizedFileURL.path
-  }
+  var templates: String { Tool.packageRoot.appendingPathComponent("Templates").path }
 
   /// What one client learned about one submission.
   struct Outcome: Sendable {
@@ -19,9 +20,30 @@ import Testing
     var status: Int
     var id: String?
     var sequence: Int?
+    /// Attempts that got no answer (the daemon was killed) before this one.
+    var unanswered: Int
+    /// A deliberate resend of an answered request: its status and job id.
+    var resend: (status: Int, id: String?)?
+  }
+
+  /// An order with arrays (items, taxes, payments), spelled with members in `order`.
+  static func order(client: Int, n: Int, shuffled: Bool) -> String {
+    let items = (0..<3).map { i in
+      #"{"name": "Item \#(client)-\#(n)-\#(i)", "qty": \#(i + 1), "price": "\#(i + 2).50", "modifiers": ["no ice", "extra"]}"#
+    }
+    var members = [
+      #""number": "C\#(client)-\#(n)""#, #""id": 82098291194615\#(4000 + client * 100 + n)"#, #""currency": "EUR""#,
+      #""items": [\#(items.joined(separator: ", "))]"#, #""taxes": [{"rate": 7, "amount": "0.77"}]"#,
+      #""payments": [{"type": "card", "amount": 11.8}]"#, #""store": {"name": "Corner Café"}"#,
+    ]
+    if shuffled { members.reverse() }
+    return "{" + members.joined(separator: shuffled ? ",\n  " : ", ") + "}"
   }
 
   @Test func killNineUnderLoadLosesAndDoublesNothing() throws {
+    var random = SeededGenerator(defaultSeed: 2_026_112_3)
+    let seeds = (0..<5).map { _ in UInt64.random(in: 0...UInt64.max, using: &random) }
+    let note = random.seedNote
     let rig = try PrintRig.get()
     try rig.addQueue("daemon-kill")
     let work = try Tool.temporaryDirectory()
@@ -34,63 +56,87 @@ import Testing
       ],
       environment: ["CUPS_SERVER": rig.server], log: work.appendingPathComponent("serve.log"))
     try daemon.start()
-    let order = try String(contentsOfFile: "\(templates)/Examples/small.json", encoding: .utf8)
 
     // Four clients, 60 submissions each: mostly the archive, every fifth to CUPS, every
-    // thirteenth invalid (unknown template). A connection error is retried with the same key.
+    // thirteenth invalid (unknown template).
     let clients = 4
     let perClient = 60
     let outcomes = Outcomes()
     let group = DispatchGroup()
     for client in 0..<clients {
       group.enter()
+      let seed = seeds[client]
       Thread.detachNewThread {
         defer { group.leave() }
+        var random = SeededGenerator(defaultSeed: seed)
         for n in 0..<perClient {
-          Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.06))  // a till's pace, not a flood
+          Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.06, using: &random))  // a till's pace
           let printer = n % 5 == 4 ? "counter" : "archive"
           let template = n % 13 == 12 ? "no-such-template" : "receipt"
           let key = "client-\(client)-\(n)"
-          let body = "{\"template\": \"\(template)\", \"printer\": \"\(printer)\", \"data\": \(order)}"
+          func body(shuffled: Bool) -> Data {
+            let data = Self.order(client: client, n: n, shuffled: shuffled)
+            return Data(
+              (shuffled
+                ? #"{"data": \#(data), "printer": "\#(printer)", "template": "\#(template)"}"#
+                : #"{"template": "\#(template)", "printer": "\#(printer)", "data": \#(data)}"#).utf8)
+          }
+          var unanswered = 0
           let deadline = Date().addingTimeInterval(90)
           while Date() < deadline {
             guard
               let response = try? daemon.request(
-                "POST", "/v1/jobs", body: Data(body.utf8), headers: ["Idempotency-Key": key], timeout: 5)
+                "POST", "/v1/jobs", body: body(shuffled: unanswered % 2 == 1), headers: ["Idempotency-Key": key],
+                timeout: 5)
             else {
-              Thread.sleep(forTimeInterval: 0.1)  // the daemon is down: try again, same key
+              unanswered += 1  // killed before it answered: the same request again, same key
+              Thread.sleep(forTimeInterval: 0.05)
               continue
             }
-            let json = response.json
-            outcomes.add(
-              Outcome(
-                client: client, key: key, printer: printer, status: response.status, id: json["id"] as? String,
-                sequence: json["sequence"] as? Int))
+            var outcome = Outcome(
+              client: client, key: key, printer: printer, status: response.status, id: response.json["id"] as? String,
+              sequence: response.json["sequence"] as? Int, unanswered: unanswered, resend: nil)
+            if (response.status == 202 || response.status == 200), Int.random(in: 0..<4, using: &random) == 0,
+              let again = try? daemon.request(
+                "POST", "/v1/jobs", body: body(shuffled: true), headers: ["Idempotency-Key": key], timeout: 5)
+            {
+              outcome.resend = (again.status, again.json["id"] as? String)  // the answer was "lost"
+            }
+            outcomes.add(outcome)
             break
           }
         }
       }
     }
-    // The killer: up to six kill -9 at random moments while the clients submit, each followed by a
-    // restart.
+    // The killer: up to six kill -9 at random moments while the clients submit, each followed
+    // by a restart.
     var kills = 0
-    while group.wait(timeout: .now() + .milliseconds(Int.random(in: 200...700))) == .timedOut, kills < 6 {
+    while group.wait(timeout: .now() + .milliseconds(Int.random(in: 200...700, using: &random))) == .timedOut,
+      kills < 6
+    {
       daemon.kill9()
       kills += 1
       try daemon.start()
     }
-    #expect(group.wait(timeout: .now() + 120) == .success, "the clients finished")
+    #expect(group.wait(timeout: .now() + 120) == .success, "the clients finished (\(note))")
     #expect(kills >= 3, "the daemon was killed under load (\(kills) times)")
     // One more kill while the backlog prints, then let it drain.
     daemon.kill9()
     try daemon.start()
 
     let all = outcomes.all
-    #expect(all.count == clients * perClient, "every submission got an answer")
+    #expect(all.count == clients * perClient, "every submission got an answer (\(note))")
     let accepted = all.filter { $0.status == 202 || $0.status == 200 }
     let rejected = all.filter { $0.status == 422 }
-    #expect(accepted.count + rejected.count == all.count, "\(Set(all.map(\.status)))")
+    #expect(accepted.count + rejected.count == all.count, "\(Set(all.map(\.status))) (\(note))")
     #expect(rejected.count == clients * (perClient / 13))
+    #expect(all.contains { $0.unanswered > 0 }, "some requests were cut off by a kill and sent again")
+    // Every deliberate resend of an accepted request is the same job.
+    let resends = accepted.compactMap { outcome in outcome.resend.map { (outcome, $0) } }
+    #expect(resends.count >= 20, "resends tried: \(resends.count)")
+    for (outcome, resend) in resends {
+      #expect(resend.status == 200 && resend.id == outcome.id, "\(outcome.key): \(resend) (\(note))")
+    }
     // Every client's own submissions are in its order in the queue.
     for client in 0..<clients {
       let sequences = accepted.filter { $0.client == client }.compactMap(\.sequence)

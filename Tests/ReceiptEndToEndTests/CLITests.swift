@@ -5,7 +5,15 @@ import Testing
 
 /// The `receipt` binary as a user runs it.
 @Suite struct CLITests {
-  var receipt: String { Tool.productsDirectory.appendingPathComponent("receipt").path }
+  /// The shipped binary (release, static Swift runtime).
+  var receipt: String { (try? Tool.shippedBinary()) ?? "receipt-release-binary-missing" }
+
+  @Test func theBinaryUnderTestIsTheShippedOne() throws {
+    let binary = try Tool.shippedBinary()
+    #expect(binary.hasSuffix("release/receipt") || ProcessInfo.processInfo.environment["RECEIPT_BINARY"] != nil)
+    let libraries = try Tool.run("ldd", [binary]).stdout
+    #expect(!libraries.contains("libswiftCore") && !libraries.contains("libFoundation"), "static stdlib: \(libraries)")
+  }
 
   @Test func helpListsTheCommands() throws {
     let result = try Tool.run(receipt, ["--help"])

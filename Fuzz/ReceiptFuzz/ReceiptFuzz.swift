@@ -1,0 +1,77 @@
+import Foundation
+import ReceiptKit
+import ReceiptServer
+
+/// Fuzz targets for libFuzzer (`make fuzz`): untrusted input into the parts that read it.
+/// `FUZZ_TARGET` picks one: `template` (template XML and order JSON through binding, layout and
+/// a PDF), `json` (the order parser), `image` (PNG and JPEG headers and pixels), `http` (a job
+/// request body), `config` (the daemon's configuration file). Built with `-DFUZZING` the
+/// libFuzzer runtime supplies `main`; without it, `main` replays files (a regression run).
+enum Fuzz {
+  static let target = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? "json"
+  static let engine = try! ReceiptEngine()
+  static let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .appendingPathComponent("../../Templates").standardizedFileURL
+  /// A copy of the shipped templates directory (so fuzzed templates can include, style and
+  /// localize), where each input is written as `t.xml`.
+  static let scratch: URL = {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("receipt-fuzz-\(getpid())")
+    try? FileManager.default.removeItem(at: url)
+    try? FileManager.default.copyItem(at: templates, to: url)
+    return url
+  }()
+  static let configuration = ReceiptServer.Configuration(
+    port: 0, database: scratch.appendingPathComponent("q.sqlite").path, templates: templates,
+    printers: [PrinterConfig(name: "counter", target: .directory(scratch))])
+
+  /// One input. Errors are expected (bad input must be refused); crashes, hangs and leaks are
+  /// what the fuzzer looks for.
+  static func run(_ data: Data) {
+    switch target {
+    case "template":
+      // Template XML, a NUL byte, then the order JSON.
+      let parts = data.split(separator: 0, maxSplits: 1, omittingEmptySubsequences: false)
+      let template = parts.first.map { Data($0) } ?? Data()
+      let order = parts.count > 1 ? Data(parts[1]) : Data("{}".utf8)
+      let file = scratch.appendingPathComponent("t.xml")
+      guard (try? template.write(to: file)) != nil else { return }
+      guard let bound = try? engine.templateDocument(template: "t", data: order, templates: scratch) else { return }
+      _ = try? engine.render(bound.document, format: .pdf)
+    case "json":
+      if let value = try? JSONValue.parse(data) {
+        precondition(value == (try? JSONValue.parse(data)), "parsing is deterministic")
+      }
+    case "image":
+      let document = ReceiptDocument(blocks: [.image(ImageBlock(data: data))])
+      _ = try? engine.render(document, format: .png)
+    case "http":
+      if let request = try? JobRequest(body: data, configuration: configuration) {
+        precondition(!request.data.isEmpty)
+      }
+    case "config":
+      _ = try? ReceiptServer.Configuration.Settings(data: data, file: scratch.appendingPathComponent("serve.json"))
+    default:
+      fatalError("FUZZ_TARGET must be template, json, image, http or config")
+    }
+  }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
+  Fuzz.run(Data(bytes: bytes, count: count))
+  return 0
+}
+
+#if !FUZZING
+  /// Replays corpus files: `FUZZ_TARGET=json receipt-fuzz Fuzz/Corpus/json/*`.
+  @main
+  struct Replay {
+    static func main() {
+      for path in CommandLine.arguments.dropFirst() {
+        guard let data = FileManager.default.contents(atPath: path) else { continue }
+        Fuzz.run(data)
+      }
+      print("replayed \(CommandLine.arguments.count - 1) inputs for \(Fuzz.target)")
+    }
+  }
+#endif

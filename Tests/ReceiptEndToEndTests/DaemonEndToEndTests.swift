@@ -1,0 +1,224 @@
+import Foundation
+import ReceiptTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The shipped daemon binary keeps the README's promises: the same order retried with its key
+/// is the same job, an answer comes only after fsync, one daemon per queue file, a job that
+/// keeps killing the daemon dies, a crafted logo is a 422.
+@Suite(.serialized) struct DaemonEndToEndTests {
+  var templates: String { Tool.packageRoot.appendingPathComponent("Templates").path }
+
+  /// A daemon with a directory printer on a fresh queue, started.
+  func daemon(_ extra: [String] = [], wrapper: [String] = []) throws -> (Daemon, URL) {
+    let work = try Tool.temporaryDirectory()
+    let archive = work.appendingPathComponent("archive")
+    try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
+    let daemon = try Daemon(
+      arguments: [
+        "--db", work.appendingPathComponent("queue.sqlite").path, "--printer", "archive=dir:\(archive.path)",
+        "--templates", templates,
+      ] + extra,
+      log: work.appendingPathComponent("serve.log"))
+    daemon.wrapper = wrapper
+    try daemon.start()
+    return (daemon, work)
+  }
+
+  var order: String {
+    (try? String(contentsOfFile: "\(templates)/Examples/small.json", encoding: .utf8)) ?? "{}"
+  }
+
+  @Test func aRetryOfAnOrderWithArraysIsTheSameJobAndADifferentOneIs409() throws {
+    let (daemon, _) = try daemon()
+    defer { _ = daemon.terminate() }
+    let body = #"{"template": "receipt", "copies": 2, "locale": "de_DE", "data": "# + order + "}"
+    let first = try daemon.request("POST", "/v1/jobs", body: Data(body.utf8), headers: ["Idempotency-Key": "t1"])
+    #expect(first.status == 202, "\(String(decoding: first.body, as: UTF8.self))")
+    let again = try daemon.request("POST", "/v1/jobs", body: Data(body.utf8), headers: ["Idempotency-Key": "t1"])
+    #expect(again.status == 200, "the same bytes again: \(String(decoding: again.body, as: UTF8.self))")
+    #expect(again.json["id"] as? String == first.json["id"] as? String)
+    // The same order re-serialized by another program (other member order and spacing).
+    let object = try JSONSerialization.jsonObject(with: Data(order.utf8))
+    let rewritten = String(
+      decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted]),
+      as: UTF8.self)
+    let third = try daemon.request(
+      "POST", "/v1/jobs",
+      body: Data(#"{"data": \#(rewritten), "locale": "de_DE", "copies": 2, "template": "receipt"}"#.utf8),
+      headers: ["Idempotency-Key": "t1"])
+    #expect(third.status == 200, "\(String(decoding: third.body, as: UTF8.self))")
+    for (changed, field) in [
+      (body.replacingOccurrences(of: #""copies": 2"#, with: #""copies": 3"#), "copies"),
+      (body.replacingOccurrences(of: #""locale": "de_DE""#, with: #""locale": "fr_FR""#), "locale"),
+    ] {
+      let conflict = try daemon.request(
+        "POST", "/v1/jobs", body: Data(changed.utf8), headers: ["Idempotency-Key": "t1"])
+      #expect(conflict.status == 409 && (conflict.json["detail"] as? String)?.contains(field) == true)
+    }
+  }
+
+  @Test func every202IsFsyncedFirst() throws {
+    let trace = try Tool.temporaryDirectory().appendingPathComponent("syncs.txt")
+    let (daemon, work) = try daemon(wrapper: [
+      "/usr/bin/strace", "-f", "-y", "-e", "trace=fsync,fdatasync", "-o", trace.path,
+    ])
+    defer { _ = try? Tool.run("pkill", ["-9", "-f", work.path]) }
+    func walSyncs() -> Int {
+      let text = (try? String(contentsOf: trace, encoding: .utf8)) ?? ""
+      return text.split(separator: "\n").filter { $0.contains("queue.sqlite-wal>") && $0.contains("= 0") }.count
+    }
+    let before = walSyncs()
+    for n in 0..<5 {
+      let response = try daemon.request(
+        "POST", "/v1/jobs", body: Data(#"{"template": "receipt", "data": \#(order)}"#.utf8),
+        headers: ["Idempotency-Key": "sync-\(n)"])
+      #expect(response.status == 202)
+      #expect(walSyncs() >= before + n + 1, "the WAL was synced before answer \(n + 1)")
+    }
+  }
+
+  @Test func oneDaemonPerQueueFile() throws {
+    let (daemon, work) = try daemon()
+    defer { _ = daemon.terminate() }
+    let second = try Tool.run(
+      try Tool.shippedBinary(),
+      [
+        "serve", "--port", "0", "--db", work.appendingPathComponent("queue.sqlite").path, "--printer",
+        "a=dir:\(work.path)", "--templates", templates,
+      ])
+    #expect(second.status == 69)
+    #expect(
+      second.stderr
+        == "receipt: error: another receipt serve (pid \(daemon.pid ?? 0)) is using \(work.appendingPathComponent("queue.sqlite").path); stop it, or give this one its own --db file\n"
+    )
+  }
+
+  @Test func aJobThatIsPrintingWhenTheDaemonDiesThreeTimesIsDead() throws {
+    // A printer that accepts the connection and never reads, and a job larger than the socket
+    // buffers (99 copies of the 200-item receipt): the job stays in `printing`.
+    let stuck = try SilentPrinter()
+    let (daemon, _) = try daemon(["--printer", "stuck=socket://127.0.0.1:\(stuck.port)"])
+    defer { _ = daemon.terminate() }
+    let large = try String(contentsOfFile: "\(templates)/Examples/large.json", encoding: .utf8)
+    let job = try daemon.request(
+      "POST", "/v1/jobs",
+      body: Data(#"{"template": "receipt", "printer": "stuck", "copies": 99, "data": \#(large)}"#.utf8))
+    let id = try #require(job.json["id"] as? String)
+    for kill in 1...3 {
+      #expect(waitUntil { (try? daemon.request("GET", "/v1/jobs/\(id)").json["state"] as? String) == "printing" })
+      daemon.kill9()
+      try daemon.start()
+      let state = try daemon.request("GET", "/v1/jobs/\(id)").json
+      #expect(
+        (state["state"] as? String) == (kill < 3 ? "printing" : "dead") || kill < 3, "after kill \(kill): \(state)")
+    }
+    let dead = try daemon.request("GET", "/v1/jobs/\(id)").json
+    #expect(dead["state"] as? String == "dead")
+    #expect((dead["error"] as? String)?.contains("stopped 3 times while printing this job") == true, "\(dead)")
+  }
+
+  @Test func aCraftedLogoIsA422OrAFailedJobAndTheDaemonLives() throws {
+    // A real JPEG whose frame header claims 60000×60000 pixels, behind fill bytes.
+    let dir = try Tool.temporaryDirectory()
+    let pgm = dir.appendingPathComponent("g.pgm")
+    try Data(Array("P5\n16 16\n255\n".utf8) + [UInt8](repeating: 128, count: 256)).write(to: pgm)
+    var jpeg = [UInt8](try Tool.run("pnmtojpeg", [pgm.path]).output)
+    let sof = try #require(jpeg.indices.first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+    jpeg.replaceSubrange((sof + 5)..<(sof + 9), with: [0xEA, 0x60, 0xEA, 0x60])
+    jpeg.insert(contentsOf: [0xFF, 0xFF, 0xFF], at: sof)
+    let templates = dir.appendingPathComponent("templates")
+    try FileManager.default.createDirectory(at: templates, withIntermediateDirectories: true)
+    try #"<receipt><image src="$logo"/><text>after the logo</text></receipt>"#.write(
+      to: templates.appendingPathComponent("logo.xml"), atomically: true, encoding: .utf8)
+    let uri = "data:image/jpeg;base64," + Data(jpeg).base64EncodedString()
+    let order = Data(#"{"logo": "\#(uri)"}"#.utf8)
+    // The CLI of the shipped binary: exit 65 with the reason.
+    let cli = try Tool.run(
+      try Tool.shippedBinary(),
+      [
+        "render", "-", "--templates", templates.path, "--template", "logo", "-o",
+        dir.appendingPathComponent("x.pdf").path,
+      ],
+      stdin: order)
+    #expect(cli.status == 65 && cli.stderr.contains("too large"), "\(cli.stderr)")
+    // The daemon: a preview is 422, a job fails at once with the reason, and the process lives.
+    let (daemon, _) = try daemon(["--templates", templates.path])
+    defer { _ = daemon.terminate() }
+    let body = Data(#"{"template": "logo", "data": {"logo": "\#(uri)"}}"#.utf8)
+    let render = try daemon.request("POST", "/v1/render?format=png", body: body)
+    #expect(render.status == 422, "\(String(decoding: render.body, as: UTF8.self))")
+    let job = try daemon.request("POST", "/v1/jobs", body: body)
+    let id = try #require(job.json["id"] as? String)
+    #expect(waitUntil { (try? daemon.request("GET", "/v1/jobs/\(id)").json["state"] as? String) == "failed" })
+    let failed = try daemon.request("GET", "/v1/jobs/\(id)").json
+    #expect((failed["error"] as? String)?.contains("too large") == true && failed["attempts"] as? Int == 1, "\(failed)")
+    #expect(try daemon.request("GET", "/healthz").status == 200, "alive")
+  }
+
+  @Test func foreignPagesAndNonJSONBodiesCannotPrint() throws {
+    let (daemon, work) = try daemon()
+    defer { _ = daemon.terminate() }
+    let body = Data(#"{"template": "receipt", "data": \#(order)}"#.utf8)
+    let simple = try daemon.request(
+      "POST", "/v1/jobs", body: body, headers: ["Content-Type": "text/plain", "Origin": "https://evil.example"])
+    #expect(simple.status == 403)
+    let plain = try daemon.request("POST", "/v1/jobs", body: body, headers: ["Content-Type": "text/plain"])
+    #expect(plain.status == 415)
+    #expect((try daemon.request("GET", "/v1/jobs").json["jobs"] as? [Any])?.isEmpty == true)
+    _ = work
+  }
+
+  func waitUntil(seconds: Double = 30, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if condition() { return true }
+      Thread.sleep(forTimeInterval: 0.05)
+    }
+    return condition()
+  }
+}
+
+/// A TCP "printer" that accepts connections and reads nothing (a printer out of paper whose
+/// buffer is full): a job sent to it stays in the middle of sending.
+final class SilentPrinter: @unchecked Sendable {
+  let port: UInt16
+  private let fd: Int32
+  private var clients: [Int32] = []
+  private let lock = NSLock()
+
+  init() throws {
+    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var size: Int32 = 4096
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let fd = self.fd
+    try withUnsafeMutablePointer(to: &address) { pointer in
+      try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0, listen(fd, 8) == 0 else {
+          throw RigError("cannot listen")
+        }
+      }
+    }
+    port = UInt16(bigEndian: address.sin_port)
+    Thread.detachNewThread { [self] in
+      while true {
+        let client = accept(fd, nil, nil)
+        guard client >= 0 else { return }
+        lock.withLock { clients.append(client) }
+      }
+    }
+  }
+
+  deinit {
+    shutdown(fd, Int32(SHUT_RDWR))
+    close(fd)
+    lock.withLock { clients.forEach { close($0) } }
+  }
+}
