@@ -76,7 +76,7 @@ let package = Package(
       path: "Benchmarks/ReceiptBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
-    .target(name: "ReceiptTestSupport", path: "Tests/Support", exclude: ["roll80.conf"]),
+    .target(name: "ReceiptTestSupport", path: "Tests/Support", exclude: ["roll80.conf", "pwg_reader.py"]),
     .testTarget(name: "ReceiptModelTests", dependencies: ["ReceiptModel"]),
     .testTarget(name: "ReceiptLayoutTests", dependencies: ["ReceiptTestSupport", "ReceiptLayout", "ReceiptModel"]),
     .testTarget(

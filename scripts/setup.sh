@@ -31,12 +31,13 @@ done
 
 python_tools() {
   # zxing-cpp decodes the 2D symbologies zbar cannot (PDF417, DataMatrix, Aztec) in the tests;
-  # schemathesis and openapi-spec-validator check the daemon against its OpenAPI contract.
+  # schemathesis and openapi-spec-validator check the daemon against its OpenAPI contract;
+  # python-escpos is an independent ESC/POS encoder to compare bytes with.
   if [[ "${1:-}" == "--test" ]] &&
-    ! python3 -c "import zxingcpp, numpy, schemathesis, openapi_spec_validator" 2>/dev/null; then
-    echo "setup: installing Python test tools: zxing-cpp numpy schemathesis openapi-spec-validator"
+    ! python3 -c "import zxingcpp, numpy, schemathesis, openapi_spec_validator, escpos" 2>/dev/null; then
+    echo "setup: installing Python test tools: zxing-cpp numpy schemathesis openapi-spec-validator python-escpos"
     PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
-      zxing-cpp numpy "schemathesis==4.32.5" "openapi-spec-validator>=0.7"
+      zxing-cpp numpy "schemathesis==4.32.5" "openapi-spec-validator>=0.7" "python-escpos==3.1"
   fi
 }
 

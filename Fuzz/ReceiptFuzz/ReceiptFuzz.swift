@@ -5,8 +5,9 @@ import ReceiptServer
 /// Fuzz targets for libFuzzer (`make fuzz`): untrusted input into the parts that read it.
 /// `FUZZ_TARGET` picks one: `template` (template XML and order JSON through binding, layout and
 /// a PDF), `json` (the order parser), `image` (PNG and JPEG headers and pixels), `http` (a job
-/// request body), `config` (the daemon's configuration file). Built with `-DFUZZING` the
-/// libFuzzer runtime supplies `main`; without it, `main` replays files (a regression run).
+/// request body), `config` (the daemon's configuration file). Built with `-DFUZZING` (and
+/// `-sanitize=fuzzer`) `main` hands over to libFuzzer's driver; without it, `main` replays
+/// files (a regression run).
 enum Fuzz {
   static let target = ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? "json"
   static let engine = try! ReceiptEngine()
@@ -62,16 +63,31 @@ public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int32 {
   return 0
 }
 
-#if !FUZZING
-  /// Replays corpus files: `FUZZ_TARGET=json receipt-fuzz Fuzz/Corpus/json/*`.
-  @main
-  struct Replay {
-    static func main() {
+#if FUZZING
+  /// libFuzzer's entry point for programs with their own `main` (SwiftPM names the executable's
+  /// entry point, so libFuzzer's own `main` cannot be used).
+  @_silgen_name("LLVMFuzzerRunDriver")
+  func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> Int32
+  ) -> Int32
+#endif
+
+@main
+struct FuzzMain {
+  static func main() {
+    #if FUZZING
+      var argc = CommandLine.argc
+      var argv = CommandLine.unsafeArgv
+      exit(LLVMFuzzerRunDriver(&argc, &argv) { bytes, count in fuzzOneInput(bytes, count) })
+    #else
+      // Replays corpus files: `FUZZ_TARGET=json receipt-fuzz Fuzz/Corpus/json/*`.
       for path in CommandLine.arguments.dropFirst() {
         guard let data = FileManager.default.contents(atPath: path) else { continue }
         Fuzz.run(data)
       }
       print("replayed \(CommandLine.arguments.count - 1) inputs for \(Fuzz.target)")
-    }
+    #endif
   }
-#endif
+}

@@ -30,7 +30,9 @@ struct BlockLayouter {
     for block in document.blocks {
       try place(block, x: x, width: setup.contentWidth.points)
     }
-    try finishPage(cut: nil)
+    // A cut at the very end ends the receipt: no empty page (a blank strip and a second cut)
+    // after it.
+    if !(pages.last?.cut != nil && items.isEmpty && commands.isEmpty && y == 0) { try finishPage(cut: nil) }
     return LaidOutReceipt(pageSetup: setup, pages: pages, title: document.title)
   }
 

@@ -3,7 +3,8 @@ import ReceiptTestSupport
 import Testing
 
 /// The OpenAPI file is a valid 3.1 document, and a property-based run of schemathesis against
-/// the live daemon (bounded in time, fixed seed) finds no 5xx and no answer that breaks it.
+/// the live (shipped) daemon — 20 examples per operation, fixed seed: the same run every time,
+/// not as many as fit in a time — finds no 5xx and no answer that breaks it.
 @Suite(.serialized) struct ContractTests {
   var root: URL { URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..") }
   var contract: URL { root.appendingPathComponent("Sources/ReceiptServer/Resources/openapi.yaml").standardizedFileURL }
@@ -27,7 +28,9 @@ import Testing
     try daemon.start()
     defer { _ = daemon.terminate() }
     let base = "http://127.0.0.1:\(daemon.port)"
-    // Excluded checks, and why: positive_data_acceptance expects any schema-valid job to be
+    // One worker: with two, Python 3.11.7's AST constructor (used by hypothesis to describe its
+    // strategies) fails with "recursion depth mismatch" now and then (a CPython bug fixed in
+    // 3.11.8), a tooling error, not a finding. Excluded checks, and why: positive_data_acceptance expects any schema-valid job to be
     // accepted, but a template or printer name is only valid if it exists (422 otherwise);
     // use_after_free expects a DELETEd job to be gone, but DELETE cancels and the job is kept.
     let result = try Tool.run(
@@ -35,8 +38,8 @@ import Testing
       [
         "-c", "import sys; from schemathesis.cli import schemathesis; sys.argv[0] = 'st'; sys.exit(schemathesis())",
         "run", "\(base)/openapi.yaml", "--url", base, "--checks", "all", "--exclude-checks",
-        "positive_data_acceptance,use_after_free", "--max-examples", "20", "--max-time", "60", "--seed", "20261121",
-        "--workers", "2", "--no-color", "--generation-database", "none", "--request-timeout", "10",
+        "positive_data_acceptance,use_after_free", "--max-examples", "20", "--seed", "20261121",
+        "--workers", "1", "--no-color", "--generation-database", "none", "--request-timeout", "10",
         "--report-junit-path", work.appendingPathComponent("schemathesis.xml").path,
       ])
     let summary = result.stdout.components(separatedBy: "SUMMARY").last ?? result.stdout

@@ -62,6 +62,9 @@ import Testing
     let clients = 4
     let perClient = 60
     let outcomes = Outcomes()
+    // Clients give up at this time whatever happens (a dead daemon must not keep them retrying
+    // after the test has failed).
+    let giveUp = Date().addingTimeInterval(240)
     let group = DispatchGroup()
     for client in 0..<clients {
       group.enter()
@@ -69,7 +72,7 @@ import Testing
       Thread.detachNewThread {
         defer { group.leave() }
         var random = SeededGenerator(defaultSeed: seed)
-        for n in 0..<perClient {
+        for n in 0..<perClient where Date() < giveUp {
           Thread.sleep(forTimeInterval: Double.random(in: 0.02...0.06, using: &random))  // a till's pace
           let printer = n % 5 == 4 ? "counter" : "archive"
           let template = n % 13 == 12 ? "no-such-template" : "receipt"
@@ -82,7 +85,7 @@ import Testing
                 : #"{"template": "\#(template)", "printer": "\#(printer)", "data": \#(data)}"#).utf8)
           }
           var unanswered = 0
-          let deadline = Date().addingTimeInterval(90)
+          let deadline = min(giveUp, Date().addingTimeInterval(90))
           while Date() < deadline {
             guard
               let response = try? daemon.request(

@@ -54,8 +54,69 @@ import Testing
     let rig = try PrintRig.get()
     let result = try run(rig, ["print", small, "--printer", "roll", "-o", "job-priority=90", "--wait"])
     #expect(result.status == 0, "\(result.stderr)")
+    // Asked back from cupsd with ipptool (not through receipt's own CUPS client).
+    let id = try #require(Int(result.stdout.split(separator: " ")[0].split(separator: "-").last ?? ""))
+    let attributes = try Tool.run(
+      "ipptool", ["-tv", "ipp://\(rig.server)/printers/roll", "-d", "job=\(id)", Self.getJobAttributes().path])
+    #expect(attributes.stdout.contains("job-priority (integer) = 90"), "\(attributes.stdout)")
     let bad = try run(rig, ["print", small, "--printer", "roll", "-o", "novalue"])
     #expect(bad.status == 64 && bad.stderr.contains("key=value"))
+  }
+
+  /// An ipptool test asking for a job's attributes (`-d job=ID`).
+  static func getJobAttributes() throws -> URL {
+    let file = try Tool.temporaryDirectory().appendingPathComponent("get-job.test")
+    try """
+    {
+      NAME "Get-Job-Attributes"
+      OPERATION Get-Job-Attributes
+      GROUP operation-attributes-tag
+      ATTR charset attributes-charset utf-8
+      ATTR naturalLanguage attributes-natural-language en
+      ATTR uri printer-uri $uri
+      ATTR integer job-id $job
+      ATTR keyword requested-attributes all
+      STATUS successful-ok
+    }
+    """.write(to: file, atomically: true, encoding: .utf8)
+    return file
+  }
+
+  @Test func copiesAreReceiptsOnIPPAndDriverQueues() throws {
+    let rig = try PrintRig.get()
+    let reader = Tool.packageRoot.appendingPathComponent("Tests/Support/pwg_reader.py").path
+    let before = Set(try FileManager.default.contentsOfDirectory(atPath: rig.spool.path))
+    let ipp = try run(rig, ["print", small, "--printer", "roll", "--copies", "2", "--wait"])
+    #expect(ipp.status == 0, "\(ipp.stderr)")
+    let file = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: rig.spool.path).first {
+        !before.contains($0) && $0.hasSuffix(".pwg") && !$0.contains("receipt-job-")
+      })
+    let pages = try Tool.run("python3", [reader], stdin: Data(contentsOf: rig.spool.appendingPathComponent(file)))
+    #expect(pages.stdout.split(separator: "\n").count == 2, "two pages (two receipts) at the IPP printer")
+    let driver = try run(rig, ["print", small, "--printer", "thermal", "--copies", "2", "--wait"])
+    #expect(driver.status == 0, "\(driver.stderr)")
+    let ras = try Tool.run("python3", [reader], stdin: Data(contentsOf: rig.thermalOutput))
+    #expect(ras.stdout.split(separator: "\n").count == 2, "two pages at the driver: \(ras.stderr)")
+  }
+
+  @Test func aReceiptLongerThanThePrinterTakesIsRefusedWith69() throws {
+    let rig = try PrintRig.get()
+    // 3,500 mm of text: within receipt's 4 m, beyond the roll printer's 3,000 mm.
+    let dir = try Tool.temporaryDirectory()
+    let note = dir.appendingPathComponent("long.txt")
+    try (0..<850).map { "line \($0)" }.joined(separator: "\n").write(to: note, atomically: true, encoding: .utf8)
+    let result = try Tool.run(
+      receipt, ["print", note.path, "--printer", "roll"], environment: ["CUPS_SERVER": rig.server])
+    #expect(result.status == 69, "\(result.stderr)")
+    #expect(result.stderr.contains("printer takes at most 3000 mm"), "\(result.stderr)")
+  }
+
+  @Test func aJobThatEndsUnprintedIsExit75WithTheReason() throws {
+    let rig = try PrintRig.get()
+    let result = try run(rig, ["print", small, "--printer", "broken", "--wait"])
+    #expect(result.status == 75, "\(result.stdout)\(result.stderr)")
+    #expect(result.stderr.contains("aborted") || result.stderr.contains("stopped"), "\(result.stderr)")
   }
 
   @Test func aPPDRasterQueueGetsCUPSRasterOfTheExactLength() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import ReceiptMarkup
 import ReceiptModel
+import ReceiptTestSupport
 import Testing
 
 /// The templates and examples in Templates/ render, and the PDF shows bound, locale-formatted values.
@@ -70,7 +71,7 @@ import Testing
 /// is a thrown error.
 @Suite struct TemplateFuzzTests {
   @Test func mutatedTemplatesFailCleanly() throws {
-    var rng = SplitMix64(seed: 0x5EED)
+    var rng = SeededGenerator(defaultSeed: 0x5EED)
     let directory = TemplateFixture.shipped
     let data = try Data(contentsOf: directory.appendingPathComponent("Examples/small.json"))
     let sources = try ["receipt", "kitchen", "gift", "header"].map {
@@ -104,22 +105,9 @@ import Testing
       } catch is TemplateError {
         failures += 1
       } catch {
-        Issue.record("iteration \(iteration) threw a non-template error: \(error)")
+        Issue.record("iteration \(iteration) threw a non-template error: \(error) (\(rng.seedNote))")
       }
     }
     #expect(failures > 100, "most mutations should be caught")
-  }
-}
-
-/// A small deterministic random number generator for the fuzz test.
-struct SplitMix64 {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -15,7 +15,8 @@ import Testing
       "إيصال المجموع ٩٫٥٠", "ΑΠΟΔΕΙΞΗ Σύνολο 4,20 €",
     ]
     let receipts = try texts.map { try engine.layout(.plainText($0)) }
-    let reference = try receipts.map { try PDFRenderer().render($0).count }
+    let reference = try receipts.map { try PDFRenderer().render($0) }
+    let rasters = try receipts.map { try RasterRenderer().render($0) }
     let done = DispatchGroup()
     let failures = Failures()
     for thread in 0..<4 {
@@ -26,9 +27,13 @@ import Testing
           let i = (thread + round) % receipts.count
           do {
             let pdf = try PDFRenderer().render(receipts[i])
-            _ = try RasterRenderer().render(receipts[i])
-            if pdf.count != reference[i] { failures.add("thread \(thread): PDF \(i) differs in size") }
-            _ = try engine.layout(.plainText(texts[i]))
+            if pdf != reference[i] { failures.add("thread \(thread): PDF \(i) differs from the one made alone") }
+            if try RasterRenderer().render(receipts[i]) != rasters[i] {
+              failures.add("thread \(thread): raster \(i) differs from the one made alone")
+            }
+            if try engine.layout(.plainText(texts[i])) != receipts[i] {
+              failures.add("thread \(thread): layout \(i) differs from the one made alone")
+            }
           } catch {
             failures.add("thread \(thread): \(error)")
           }

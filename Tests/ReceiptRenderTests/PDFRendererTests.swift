@@ -47,6 +47,13 @@ import Testing
   @Test func twoRunsAreByteEqual() throws {
     let receipt = try engine.layout(.plainText(text))
     #expect(try PDFRenderer().render(receipt) == (try PDFRenderer().render(receipt)))
+    // The same bytes because the dates are fixed, not because two renders came in one second:
+    // poppler reads the creation and modification dates back.
+    let file = try Tool.temporaryDirectory().appendingPathComponent("d.pdf")
+    try PDFRenderer().render(receipt).write(to: file)
+    let info = try Tool.run("pdfinfo", ["-isodates", file.path]).stdout
+    #expect(info.contains("CreationDate:    2000-01-01T00:00:00Z"), "\(info)")
+    #expect(info.contains("ModDate:         2000-01-01T00:00:00Z"), "\(info)")
   }
 
   @Test func fontsAreEmbeddedSubsets() throws {

@@ -164,11 +164,17 @@ import Testing
     #expect(ids.allSatisfy { $0.0 == .accepted || $0.0 == .ok })
     #expect(Set(ids.map(\.1)).count == 1 && !ids[0].1.isEmpty, "every answer names the same job")
     #expect(try fixture.server.store.jobs(state: nil, printer: nil, limit: 50, before: nil).count == 1)
+    // A sentinel job behind it: the printer prints in order, so once the sentinel is printed
+    // everything before it has been (no sleep, no guess about "long enough").
+    let sentinel = try fixture.server.store.submit(
+      JobRequest(printer: "archive", template: "receipt", data: Data(ServerFixture.order.utf8)), idempotencyKey: nil,
+      now: Date()
+    ).job
     try fixture.server.start()
     defer { fixture.server.stop() }
-    #expect(fixture.wait { fixture.printed.count == 1 })
-    try await Task.sleep(for: .milliseconds(300))
-    #expect(fixture.printed.count == 1, "printed once")
+    #expect(try await offPool { fixture.wait { fixture.printed.contains(PrintWorker.fileName(sentinel)) } })
+    #expect(fixture.printed.filter { $0.contains(ids[0].1) }.count == 1, "printed once: \(fixture.printed)")
+    #expect(fixture.printed.count == 2)
   }
 
   @Test func theContractIsServedAndNamesEveryRoute() async throws {

@@ -144,6 +144,18 @@ public final class PrintRig: @unchecked Sendable {
     try Self.thermalPPD.replacingOccurrences(of: "@FILTER@", with: filter.path).write(
       to: ppd, atomically: true, encoding: .utf8)
     try Self.lpadmin(["-p", "thermal", "-E", "-v", "file://\(output.path)", "-P", ppd.path], server: server)
+    // broken: a driver queue whose filter fails; jobs are aborted (printer-error-policy).
+    let failing = bin.appendingPathComponent("failing")
+    try "#!/bin/sh\necho 'ERROR: the test driver always fails' >&2\nexit 1\n".write(
+      to: failing, atomically: true, encoding: .utf8)
+    try Self.run("/bin/chmod", ["755", failing.path])
+    let brokenPPD = directory.appendingPathComponent("broken.ppd")
+    try Self.thermalPPD.replacingOccurrences(of: "@FILTER@", with: failing.path).write(
+      to: brokenPPD, atomically: true, encoding: .utf8)
+    try Self.lpadmin(
+      [
+        "-p", "broken", "-E", "-v", "file:///dev/null", "-P", brokenPPD.path, "-o", "printer-error-policy=abort-job",
+      ], server: server)
     // raw: an ESC/POS printer on a loopback socket.
     let listener = try SocketListener()
     rawListener = listener
@@ -161,7 +173,9 @@ public final class PrintRig: @unchecked Sendable {
   }
 
   /// The IPP Everywhere queues made at start, one per test that stops or follows one.
-  static let ippQueues = ["daemon-kill", "daemon-hold", "daemon-crash", "daemon-state", "daemon-stop", removedQueue]
+  static let ippQueues = [
+    "daemon-kill", "daemon-hold", "daemon-crash", "daemon-state", "daemon-stop", "daemon-incoming", removedQueue,
+  ]
   /// A queue made and then removed at start (for the test of a removed printer).
   public static let removedQueue = "daemon-gone"
 
@@ -372,14 +386,15 @@ public final class SocketListener: @unchecked Sendable {
   private let lock = NSLock()
   private var received: [Data] = []
 
-  init() throws {
+  /// Listens on `port`, or on a port of its own choosing (0).
+  public init(port requested: UInt16 = 0) throws {
     fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     var reuse: Int32 = 1
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
+    address.sin_port = requested.bigEndian
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let fd = self.fd
     try withUnsafeMutablePointer(to: &address) { pointer in

@@ -92,25 +92,35 @@ public enum Tool {
 extension Tool {
   /// A PNG decoded by netpbm's `pngtopnm` (an independent decoder): width, height, bits per pixel
   /// and the raw PBM (1 = black, MSB-first) or PGM (0 = black) rows.
+  /// Fails (throws) with netpbm's message when pngtopnm is missing or refuses the file.
   public static func decodePNG(_ png: URL) throws -> (width: Int, height: Int, bits: Int, data: [UInt8]) {
-    let bytes = [UInt8](try run("pngtopnm", [png.path]).output)
+    let result = try run("pngtopnm", [png.path])
+    guard result.status == 0 else { throw RigError("pngtopnm \(png.path) exited \(result.status): \(result.stderr)") }
+    let bytes = [UInt8](result.output)
     var tokens: [String] = []
     var i = 0
     let needed = bytes.starts(with: Array("P4".utf8)) ? 3 : 4
+    func byte() throws -> UInt8 {
+      guard i < bytes.count else { throw RigError("pngtopnm gave a truncated PNM header for \(png.path)") }
+      return bytes[i]
+    }
     while tokens.count < needed {
-      while bytes[i] == 0x23 || (bytes[i] as UInt8).isWhitespaceByte {  // skip comments and space
-        if bytes[i] == 0x23 { while bytes[i] != 0x0A { i += 1 } }
+      while try byte() == 0x23 || byte().isWhitespaceByte {  // skip comments and space
+        if try byte() == 0x23 { while try byte() != 0x0A { i += 1 } }
         i += 1
       }
       var token = ""
-      while !bytes[i].isWhitespaceByte {
-        token.append(Character(UnicodeScalar(bytes[i])))
+      while try !byte().isWhitespaceByte {
+        token.append(Character(UnicodeScalar(try byte())))
         i += 1
       }
       tokens.append(token)
     }
     i += 1  // the single whitespace before the raster
-    return (Int(tokens[1])!, Int(tokens[2])!, tokens[0] == "P4" ? 1 : 8, Array(bytes[i...]))
+    guard let width = Int(tokens[1]), let height = Int(tokens[2]), i <= bytes.count else {
+      throw RigError("pngtopnm gave an unreadable PNM header for \(png.path): \(tokens)")
+    }
+    return (width, height, tokens[0] == "P4" ? 1 : 8, Array(bytes[i...]))
   }
 }
 
