@@ -49,10 +49,14 @@ import Testing
     let work = try Tool.temporaryDirectory()
     let archive = work.appendingPathComponent("archive")
     try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
+    // Kills land on jobs in hand by design here; crash counting (which would make a job that
+    // three kills hit dead) is tested on its own, so it is set out of reach.
+    let config = work.appendingPathComponent("serve.json")
+    try #"{"maxCrashes": 1000}"#.write(to: config, atomically: true, encoding: .utf8)
     let daemon = try Daemon(
       arguments: [
-        "--db", work.appendingPathComponent("queue.sqlite").path, "--printer", "archive=dir:\(archive.path)",
-        "--printer", "counter=cups:daemon-kill", "--templates", templates,
+        "--config", config.path, "--db", work.appendingPathComponent("queue.sqlite").path, "--printer",
+        "archive=dir:\(archive.path)", "--printer", "counter=cups:daemon-kill", "--templates", templates,
       ],
       environment: ["CUPS_SERVER": rig.server], log: work.appendingPathComponent("serve.log"))
     try daemon.start()

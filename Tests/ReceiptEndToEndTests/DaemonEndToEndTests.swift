@@ -159,6 +159,63 @@ import Testing
     #expect(try daemon.request("GET", "/healthz").status == 200, "alive")
   }
 
+  /// A daemon started from a configuration file with these settings on top of a directory
+  /// printer.
+  func configured(_ settings: String) throws -> Daemon {
+    let work = try Tool.temporaryDirectory()
+    let archive = work.appendingPathComponent("archive")
+    try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
+    let config = work.appendingPathComponent("serve.json")
+    try """
+    {"database": "\(work.appendingPathComponent("queue.sqlite").path)", "templates": "\(templates)",
+     "printers": {"archive": "dir:\(archive.path)"}, \(settings)}
+    """.write(to: config, atomically: true, encoding: .utf8)
+    let daemon = try Daemon(arguments: ["--config", config.path], log: work.appendingPathComponent("serve.log"))
+    try daemon.start()
+    return daemon
+  }
+
+  @Test func dnsRebindingIsRefusedByTheHostCheck() throws {
+    let daemon = try configured(#""hostNames": ["pos-server.local"]"#)
+    defer { _ = daemon.terminate() }
+    let port = Int(daemon.port)
+    let body = #"{"template": "receipt", "data": \#(order)}"#
+    func post(host: String, origin: String? = nil) throws -> String {
+      try RawConnection.request(
+        port: port,
+        "POST /v1/jobs HTTP/1.1\r\nHost: \(host)\r\n" + (origin.map { "Origin: \($0)\r\n" } ?? "")
+          + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+    }
+    // The attacker's name resolves to 127.0.0.1; its page is "same origin" with itself.
+    let rebound = try post(host: "attacker.example:\(port)", origin: "http://attacker.example:\(port)")
+    #expect(rebound.hasPrefix("HTTP/1.1 421"), "\(rebound.prefix(200))")
+    #expect(try post(host: "attacker.example:\(port)").hasPrefix("HTTP/1.1 421"), "without an Origin too")
+    for host in ["127.0.0.1:\(port)", "localhost:\(port)", "pos-server.local:\(port)"] {
+      #expect(try post(host: host).hasPrefix("HTTP/1.1 202"), "\(host)")
+    }
+    let jobs = try daemon.request("GET", "/v1/jobs").json["jobs"] as? [Any]
+    #expect(jobs?.count == 3)
+  }
+
+  @Test func slowAndIdleConnectionsCannotHoldTheAPI() throws {
+    let daemon = try configured(#""maxConnections": 16, "headerTimeout": 1, "idleTimeout": 2"#)
+    defer { _ = daemon.terminate() }
+    let port = Int(daemon.port)
+    // A request head trickled in never completes: the connection is closed.
+    let slow = try RawConnection(port: port)
+    try slow.send("GET /healthz HTTP/1.1\r\nHo")
+    #expect(slow.readUntilClosed(timeout: 10).closed, "a request head that does not arrive in time closes it")
+    // Many more idle connections than the cap, holding no request: the API still answers, at
+    // once (the idle ones are closed to make room, not waited for).
+    let idle = try (0..<200).map { _ in try RawConnection(port: port) }
+    Thread.sleep(forTimeInterval: 0.3)  // the daemon accepts them meanwhile
+    let answer = try RawConnection.request(
+      port: port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", timeout: 5)
+    #expect(answer.hasPrefix("HTTP/1.1 200"), "answered while \(idle.count) idle connections were open")
+    let files = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid ?? 0)/fd").count
+    #expect(files < 16 + 40, "idle connections beyond the cap were closed: \(files) open files")
+  }
+
   @Test func foreignPagesAndNonJSONBodiesCannotPrint() throws {
     let (daemon, work) = try daemon()
     defer { _ = daemon.terminate() }

@@ -38,6 +38,18 @@ import Testing
     #expect(try store.claimNext(printer: "archive", now: Date()) == nil, "a dead job does not block the queue")
   }
 
+  @Test func aJobCUPSAlreadyHasIsNotBlamedForACrash() throws {
+    let fixture = try ServerFixture { $0.maxCrashes = 1 }
+    let store = fixture.server.store
+    let job = try store.submit(
+      JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date()
+    ).job
+    _ = try store.claimNext(printer: "archive", now: Date())
+    try store.progress(job.id, cupsJobID: 42, printerState: "pending", now: Date())  // sent, being followed
+    let recovered = try store.recover(maxCrashes: 1, now: Date())
+    #expect(recovered.map(\.state) == [.queued] && recovered[0].crashes == 0)
+  }
+
   @Test func aCleanShutdownIsNotACrash() throws {
     let fixture = try ServerFixture { $0.maxCrashes = 1 }
     let store = fixture.server.store

@@ -92,8 +92,9 @@ public protocol JobStore: Sendable {
   /// Sets a `printing` job back to `queued` (after reconciling it found it not printed).
   func requeue(_ id: String, now: Date) throws
   /// At start: every job left `printing` goes back to the head of its queue to be checked with
-  /// its printer. Unless the previous run shut down cleanly, each such job counts a crash; one
-  /// with `maxCrashes` crashes becomes `dead` instead. Returns the jobs and what became of them.
+  /// its printer. Unless the previous run shut down cleanly, each such job that was still being
+  /// rendered or sent (not yet in CUPS' hands) counts a crash; one with `maxCrashes` crashes
+  /// becomes `dead` instead. Returns the jobs and what became of them.
   func recover(maxCrashes: Int, now: Date) throws -> [Job]
   /// Records that the daemon stopped cleanly (its jobs in hand are not crashes).
   func markCleanShutdown() throws

@@ -187,7 +187,9 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
       try db.execute(sql: "DELETE FROM daemon WHERE key = 'cleanShutdown'")
       var jobs = try Job.filter(Column("state") == Job.State.printing.rawValue).order(Column("sequence")).fetchAll(db)
       for i in jobs.indices {
-        if !clean { jobs[i].crashes += 1 }
+        // A crash counts against a job only while it was being rendered and sent: one that CUPS
+        // already has was only being followed when the daemon died.
+        if !clean && jobs[i].cupsJobID == nil { jobs[i].crashes += 1 }
         if jobs[i].crashes >= maxCrashes {
           jobs[i].state = .dead
           jobs[i].error =

@@ -11,6 +11,7 @@ final class BlockingExecutor: Sendable {
 
   private struct State {
     var queue: [@Sendable () -> Void] = []
+    var running = 0
     var stopped = false
   }
 
@@ -33,10 +34,13 @@ final class BlockingExecutor: Sendable {
     while true {
       wake.wait()
       let work: (@Sendable () -> Void)? = state.withLock { state in
-        state.queue.isEmpty ? nil : state.queue.removeFirst()
+        guard !state.queue.isEmpty else { return nil }
+        state.running += 1
+        return state.queue.removeFirst()
       }
       guard let work else { return }  // woken without work: stopped
       work()
+      state.withLock { $0.running -= 1 }
     }
   }
 
@@ -55,6 +59,9 @@ final class BlockingExecutor: Sendable {
       }
     }
   }
+
+  /// Work running and work waiting.
+  var load: (running: Int, queued: Int) { state.withLock { ($0.running, $0.queue.count) } }
 
   /// Ends the threads once the queued work is done.
   func shutdown(threads: Int) {
