@@ -22,6 +22,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.8.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+    .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
   ],
   targets: [
     // C libraries (Debian packages; see scripts/setup.sh).
@@ -42,9 +43,10 @@ let package = Package(
       name: "ReceiptLayout",
       dependencies: ["ReceiptModel", "CFreeType", "CHarfBuzz", "CICU", "CFontconfig", "CZint", "CPNG", "CJPEG"]
     ),
-    .target(
-      name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CFreeType", "CCups", "CPNG"]),
-    .target(name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptRender", "CCups"]),
+    // Render draws (cairo: PDF, PNG, raster images); Print is the one home of printing: printer
+    // kinds behind one protocol, their states, and the print-protocol encoders.
+    .target(name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CFreeType", "CPNG"]),
+    .target(name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptLayout", "ReceiptRender", "CCups"]),
     .target(
       name: "ReceiptKit",
       dependencies: ["ReceiptModel", "ReceiptMarkup", "ReceiptLayout", "ReceiptRender", "ReceiptPrint"]
@@ -57,6 +59,7 @@ let package = Package(
         .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
       ],
       resources: [.embedInCode("Resources/openapi.yaml")]
     ),
@@ -65,13 +68,15 @@ let package = Package(
       dependencies: ["ReceiptKit", "ReceiptServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
 
-    .executableTarget(name: "receipt-bench", dependencies: ["ReceiptLayout", "ReceiptModel", "ReceiptRender"]),
+    .executableTarget(
+      name: "receipt-bench", dependencies: ["ReceiptLayout", "ReceiptModel", "ReceiptRender", "ReceiptPrint"]),
     // libFuzzer targets (`make fuzz`); without -DFUZZING it replays corpus files.
     .executableTarget(name: "receipt-fuzz", dependencies: ["ReceiptKit", "ReceiptServer"], path: "Fuzz/ReceiptFuzz"),
     .executableTarget(
       name: "ReceiptBenchmarks",
       dependencies: [
-        "ReceiptKit", "ReceiptLayout", "ReceiptRender", .product(name: "Benchmark", package: "benchmark"),
+        "ReceiptKit", "ReceiptLayout", "ReceiptRender", "ReceiptPrint",
+        .product(name: "Benchmark", package: "benchmark"),
       ],
       path: "Benchmarks/ReceiptBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -82,6 +87,9 @@ let package = Package(
     .testTarget(
       name: "ReceiptRenderTests",
       dependencies: ["ReceiptTestSupport", "ReceiptRender", "ReceiptLayout", "ReceiptModel"]),
+    .testTarget(
+      name: "ReceiptPrintTests",
+      dependencies: ["ReceiptTestSupport", "ReceiptPrint", "ReceiptRender", "ReceiptLayout", "ReceiptModel"]),
     .testTarget(
       name: "ReceiptServerTests",
       dependencies: [
@@ -96,7 +104,7 @@ let package = Package(
       name: "ReceiptKitTests",
       dependencies: ["ReceiptTestSupport", "ReceiptKit", "ReceiptRender", "ReceiptPrint"]),
     // The shipped binary (release, static Swift runtime) as users run it: CLI, daemon, crashes.
-    .testTarget(name: "ReceiptEndToEndTests", dependencies: ["ReceiptTestSupport", "ReceiptRender"]),
+    .testTarget(name: "ReceiptEndToEndTests", dependencies: ["ReceiptTestSupport", "ReceiptRender", "ReceiptPrint"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,7 @@ import Benchmark
 import Foundation
 import ReceiptKit
 import ReceiptLayout
+import ReceiptPrint
 import ReceiptRender
 
 let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates")

@@ -1,85 +1,18 @@
 import Foundation
+import ReceiptPrint
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
-/// Writing output where the user said, without destroying what is there:
-/// - a regular file (or a new one) is replaced atomically and durably: a temporary file in the
-///   same directory, fsynced, renamed over the target, then the directory fsynced — after a
-///   crash the old file or the whole new one is there, never a torn one;
-/// - anything else (a printer device such as `/dev/usb/lp0`, a FIFO, a symlink's target) is
-///   written in place, as `cat > path` would: renaming over a device node would destroy it and
-///   print nothing;
-/// - standard output is written with every error reported.
-/// Every failure is a one-line ``ReceiptError`` of stage `.output` (exit 73).
+/// Writing output where the user said, without destroying what is there: a regular file is
+/// replaced atomically and durably, anything else (a printer device, a FIFO, a symlink's
+/// target) is written in place (see ``DurableFile``). Every failure is a one-line
+/// ``ReceiptError`` of stage `.output` (exit 73).
 public enum OutputFile {
-  /// Writes `data` to `path` (see above).
+  /// Writes `data` to `path`.
   public static func write(_ data: Data, to path: String) throws {
-    var info = stat()
-    if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
-      try writeInPlace(data, to: path)
-    } else {
-      try replace(path, with: data)
-    }
+    try ReceiptError.wrapping { try DurableFile.write(data, to: path) }
   }
 
   /// Writes `data` to standard output.
   public static func writeStandardOutput(_ data: Data) throws {
-    try writeAll(data, to: STDOUT_FILENO, name: "standard output")
-  }
-
-  private static func writeInPlace(_ data: Data, to path: String) throws {
-    let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY)
-    guard fd >= 0 else { throw failure(path) }
-    defer { close(fd) }
-    try writeAll(data, to: fd, name: path)
-  }
-
-  private static func replace(_ path: String, with data: Data) throws {
-    let url = URL(fileURLWithPath: path)
-    let directory = url.deletingLastPathComponent().path
-    var template = Array((directory + "/.\(url.lastPathComponent).XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { throw failure(path) }
-    let temporary = String(cString: template)
-    var done = false
-    defer {
-      if !done { unlink(temporary) }
-    }
-    do {
-      defer { close(fd) }
-      try writeAll(data, to: fd, name: path)
-      // mkstemp makes 0600; a receipt file is as readable as any other new file.
-      let mask = umask(0)
-      umask(mask)
-      fchmod(fd, 0o666 & ~mask)
-      guard fsync(fd) == 0 else { throw failure(path) }
-    }
-    guard rename(temporary, path) == 0 else { throw failure(path) }
-    done = true
-    let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if directoryFD >= 0 {
-      defer { close(directoryFD) }
-      guard fsync(directoryFD) == 0 else { throw failure(directory) }
-    }
-  }
-
-  private static func writeAll(_ data: Data, to fd: Int32, name: String) throws {
-    try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-      var offset = 0
-      while offset < bytes.count {
-        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if n < 0 {
-          if errno == EINTR { continue }
-          throw failure(name)
-        }
-        offset += n
-      }
-    }
-  }
-
-  private static func failure(_ path: String) -> ReceiptError {
-    ReceiptError(.output, "cannot write \(path): \(String(cString: strerror(errno)))")
+    try ReceiptError.wrapping { try DurableFile.writeStandardOutput(data) }
   }
 }

@@ -1,3 +1,5 @@
+import ReceiptPrint
+
 /// A file format `receipt` renders to.
 public enum OutputFormat: String, Sendable, CaseIterable, CustomStringConvertible {
   /// A PDF preview: one page per receipt, paper width × cut length, text extractable.
@@ -23,6 +25,17 @@ public enum OutputFormat: String, Sendable, CaseIterable, CustomStringConvertibl
   public var isRaster: Bool { self != .pdf }
 
   public var description: String { rawValue }
+
+  /// The printers' format this file format is, when it is one (PNG is a preview per page).
+  public var printPath: PrintPath? {
+    switch self {
+    case .pdf: .pdf
+    case .png: nil
+    case .pwg: .pwgRaster
+    case .ras: .cupsRaster
+    case .escpos: .escpos
+    }
+  }
 }
 
 /// Choices for raster output.

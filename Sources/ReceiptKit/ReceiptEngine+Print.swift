@@ -1,11 +1,11 @@
 import Foundation
 import ReceiptLayout
 import ReceiptPrint
-import ReceiptRender
 
 /// What to print where.
 public struct PrintRequest: Sendable {
-  /// A CUPS queue name, `socket://host[:port]`, or nil for the default queue.
+  /// A CUPS queue name (or `cups:QUEUE`), `socket://host[:port]`, `dir:PATH`, or nil for the
+  /// default CUPS queue (see ``PrinterAddress/open(_:server:)``).
   public var printer: String?
   public var copies: Int
   /// Follow the job until CUPS reports it completed (or stopped, canceled, aborted).
@@ -36,18 +36,9 @@ public struct PrintRequest: Sendable {
   }
 }
 
-/// Printer addresses as users write them.
-public enum PrinterAddress {
-  /// Whether `socket://HOST[:PORT]` names a host and a port from 1 to 65535.
-  public static func isValidSocket(_ uri: String) -> Bool {
-    guard let socket = SocketPrinter(uri: uri) else { return false }
-    return socket.port > 0
-  }
-}
-
 /// What happened to a print.
 public struct PrintResult: Sendable {
-  /// The CUPS job id (nil for socket printers).
+  /// The printer's job id (CUPS; nil for socket and directory printers).
   public var jobID: Int?
   public var printer: String
   public var path: PrintPath
@@ -63,118 +54,49 @@ public struct PrintResult: Sendable {
 extension ReceiptEngine {
   /// Printers known to CUPS, with what receipt will send to each.
   public func printers(server: String? = nil) throws -> [PrinterQueue] {
-    do {
-      return try CUPSClient(server: server).queues()
-    } catch let error as PrintError {
-      throw ReceiptError(error)
-    }
+    try ReceiptError.wrapping { try CUPSClient(server: server).queues() }
   }
 
   /// One CUPS queue with its state and capabilities.
   public func printer(named name: String, server: String? = nil) throws -> PrinterQueue {
-    do {
-      return try CUPSClient(server: server).queue(named: name)
-    } catch let error as PrintError {
-      throw ReceiptError(error)
-    }
+    try ReceiptError.wrapping { try CUPSClient(server: server).queue(named: name) }
   }
 
-  /// Lays out, renders for the printer's path and resolution, and sends the receipt.
+  /// Opens the printer an address names (see ``PrinterAddress/open(_:server:)``).
+  public func openPrinter(_ address: String?, server: String? = nil) throws -> any Printer {
+    try ReceiptError.wrapping { try PrinterAddress.open(address, server: server) }
+  }
+
+  /// Prints a document, reading top to bottom: find the printer → is it ready → lay out at its
+  /// resolution → check the paper against its media (before anything is drawn) → encode and
+  /// submit → follow the job (when asked to wait).
   public func print(_ document: ReceiptDocument, request: PrintRequest) throws -> PrintResult {
     guard (1...99).contains(request.copies) else { throw ReceiptError(.data, "copies must be between 1 and 99") }
     let receiptID = String(UUID().uuidString.prefix(8)).lowercased()
-    let jobName = request.jobName ?? "receipt-\(receiptID) \(document.title)"
-    do {
-      if let uri = request.printer, uri.hasPrefix("socket://") {
-        guard let socket = SocketPrinter(uri: uri) else {
-          throw ReceiptError(
-            .data, "'\(uri)' is not a printer address: write socket://HOST:PORT with a port from 1 to 65535",
-            permanent: true)
-        }
-        let (bytes, pages, warnings) = try render(document, path: .escpos, copies: request.copies)
-        try socket.send(bytes)
-        return PrintResult(
-          jobID: nil, printer: uri, path: .escpos, jobName: jobName, status: nil, pages: pages, warnings: warnings)
-      }
-      let client = CUPSClient(server: request.server)
-      let queue = try request.printer.map { try client.queue(named: $0) } ?? client.defaultQueue()
-      if queue.state == "stopped", !request.holdWhenStopped {
-        let reason = ([queue.stateMessage] + queue.stateReasons).filter { !$0.isEmpty }.joined(separator: ", ")
-        throw PrintError.printerNotReady(
-          queue.name, reason: reason.isEmpty ? "the queue is stopped" : "stopped (\(reason))")
-      }
+    let job = PrintJob(
+      name: request.jobName ?? "receipt-\(receiptID) \(document.title)", copies: request.copies,
+      options: request.options, holdWhenStopped: request.holdWhenStopped)
+    return try ReceiptError.wrapping {
+      let printer = try PrinterAddress.open(request.printer, server: request.server)
+      let capabilities = printer.capabilities
       var document = document
-      if queue.path != .escpos, let dpi = queue.preferredResolution {
-        document.pageSetup.resolution = Resolution(dpi: dpi)
-      }
-      let (bytes, pages, warnings) = try render(document, path: queue.path, copies: request.copies)
-      if queue.path != .escpos {
-        let media = MediaSupport(names: queue.media)
-        let width = document.pageSetup.paper.width.millimetres
-        for page in pages {
-          if let problem = media.problem(widthMillimetres: width, lengthMillimetres: page.cutLengthMillimetres) {
-            throw PrintError.mediaNotSupported(queue.name, reason: problem)
-          }
-        }
-      }
-      let id = try client.submit(
-        bytes, format: queue.path.mimeType, to: queue, jobName: jobName, options: request.options)
+      if let dpi = capabilities.resolution { document.pageSetup.resolution = Resolution(dpi: dpi) }
+      let laidOut = try layout(document)
+      try capabilities.check(laidOut, printer: printer.name)
+      let id = try printer.submit(laidOut, job: job)
       var result = PrintResult(
-        jobID: id, printer: queue.name, path: queue.path, jobName: jobName, status: nil, pages: pages,
-        warnings: warnings)
-      if request.wait {
-        let status = try client.wait(forJob: id, on: queue.name)
+        jobID: id, printer: printer.name, path: capabilities.format, jobName: job.name, status: nil,
+        pages: laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) },
+        warnings: laidOut.warnings)
+      if request.wait, let id {
+        let status = try printer.follow(job: id, timeout: .seconds(120))
         result.status = status
-        guard status.state == "completed" else {
-          let reason = ([status.message] + status.reasons).filter { !$0.isEmpty }.joined(separator: ", ")
-          throw PrintError.jobFailed(id: id, state: status.state, reason: reason.isEmpty ? "no reason given" : reason)
+        guard status.state == .completed else {
+          throw PrintError.jobFailed(
+            id: id, state: status.state.rawValue, reason: status.explanation(or: "no reason given"))
         }
       }
       return result
-    } catch let error as PrintError {
-      throw ReceiptError(error)
-    }
-  }
-
-  /// The document bytes for a path, all copies included (pages repeated), and the page sizes.
-  private func render(_ document: ReceiptDocument, path: PrintPath, copies: Int) throws -> (
-    Data, [PageMeasurement], [String]
-  ) {
-    let laidOut = try layout(document)
-    let measurements = laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }
-    do {
-      let pages = try RasterRenderer().render(laidOut)
-      let allPages = Array(repeating: pages, count: copies).flatMap { $0 }
-      switch path {
-      case .pwgRaster:
-        return (
-          try PWGRasterWriter(mode: .pwg).encode(allPages, setup: document.pageSetup), measurements, laidOut.warnings
-        )
-      case .cupsRaster:
-        return (
-          try PWGRasterWriter(mode: .cups).encode(allPages, setup: document.pageSetup), measurements, laidOut.warnings
-        )
-      case .escpos:
-        var copiesOf = laidOut
-        copiesOf.pages = Array(repeating: laidOut.pages, count: copies).flatMap { $0 }
-        return (ESCPOSEncoder().encode(allPages, receipt: copiesOf), measurements, laidOut.warnings)
-      }
-    } catch let error as RenderError {
-      throw ReceiptError(error)
-    } catch {
-      throw ReceiptError(.render, "\(error)")
-    }
-  }
-}
-
-extension ReceiptError {
-  /// A printing failure: a job that ended unprinted is a `.job` error, the rest `.printer`;
-  /// an unknown printer and media that does not fit are permanent.
-  init(_ error: PrintError) {
-    switch error {
-    case .jobFailed: self.init(.job, "\(error)")
-    case .unknownPrinter, .noDefaultPrinter, .mediaNotSupported: self.init(.printer, "\(error)", permanent: true)
-    default: self.init(.printer, "\(error)")
     }
   }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import ReceiptLayout
-@_exported import ReceiptMarkup
-@_exported import ReceiptModel
+import ReceiptPrint
 import ReceiptRender
 
 /// The facade over the pipeline (markup → model → layout → render → print). The CLI and the
@@ -47,19 +46,15 @@ public final class ReceiptEngine: Sendable {
   public func templateDocument(
     template: String, data: Data, templates: URL, options: TemplateOptions = TemplateOptions()
   ) throws -> RenderedTemplate {
-    do {
-      return try TemplateLibrary(directory: templates).render(template: template, data: data, options: options)
-    } catch let error as TemplateError {
-      throw ReceiptError(.data, error.description)
+    try ReceiptError.wrapping {
+      try TemplateLibrary(directory: templates).render(template: template, data: data, options: options)
     }
   }
 
   /// Checks a template (and optionally binds data to it); returns warnings, throws the first error.
   public func validate(template: String, templates: URL, data: Data? = nil, strict: Bool = false) throws -> [String] {
-    do {
-      return try TemplateLibrary(directory: templates).validate(template: template, data: data, strict: strict)
-    } catch let error as TemplateError {
-      throw ReceiptError(.data, error.description)
+    try ReceiptError.wrapping {
+      try TemplateLibrary(directory: templates).validate(template: template, data: data, strict: strict)
     }
   }
 
@@ -68,7 +63,7 @@ public final class ReceiptEngine: Sendable {
     do {
       return try layoutEngine.layout(document)
     } catch let error as LayoutError {
-      throw ReceiptError(error.isDataError ? .data : .layout, "\(error)")
+      throw ReceiptError(error)
     } catch {
       throw ReceiptError(.layout, "\(error)")
     }
@@ -83,24 +78,14 @@ public final class ReceiptEngine: Sendable {
       throw ReceiptError(.data, "ESC/POS output is always 1-bit; leave out the gray option")
     }
     let laidOut = try layout(document)
-    let parts: [Data]
-    do {
-      let dpi = document.pageSetup.resolution.dpi
+    let parts: [Data] = try ReceiptError.wrapping {
       switch format {
-      case .pdf:
-        parts = [try PDFRenderer().render(laidOut)]
       case .png:
-        parts = try RasterRenderer(gray: options.gray).render(laidOut).map { try PNGWriter().encode($0, dpi: dpi) }
-      case .pwg, .ras:
-        let pages = try RasterRenderer(gray: options.gray).render(laidOut)
-        parts = [try PWGRasterWriter(mode: format == .pwg ? .pwg : .cups).encode(pages, setup: document.pageSetup)]
-      case .escpos:
-        parts = [ESCPOSEncoder().encode(try RasterRenderer().render(laidOut), receipt: laidOut)]
+        let dpi = document.pageSetup.resolution.dpi
+        return try RasterRenderer(gray: options.gray).render(laidOut).map { try PNGWriter().encode($0, dpi: dpi) }
+      case .pdf, .pwg, .ras, .escpos:
+        return [try format.printPath!.encode(laidOut, gray: options.gray)]
       }
-    } catch let error as RenderError {
-      throw ReceiptError(error)
-    } catch {
-      throw ReceiptError(.render, "\(error)")
     }
     let pages = laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }
     return RenderedReceipt(parts: parts, format: format, pages: pages, warnings: laidOut.warnings)
@@ -119,6 +104,7 @@ public final class ReceiptEngine: Sendable {
     [
       "freetype": LayoutLibraries.freetype, "harfbuzz": LayoutLibraries.harfbuzz, "icu": LayoutLibraries.icu,
       "fontconfig": LayoutLibraries.fontconfig, "cairo": RenderLibraries.cairo, "zint": LayoutLibraries.zint,
+      "cups": PrintLibraries.cups,
     ]
   }
 
@@ -165,16 +151,5 @@ public struct PageMeasurement: Sendable, Codable, Equatable {
     width = page.width
     cutLengthMillimetres = Length.pt(page.cutLength).millimetres
     cutLengthDots = Int(Length.pt(page.cutLength).dots(at: resolution).rounded(.up))
-  }
-}
-
-extension ReceiptError {
-  /// A rendering failure: a page too large for raster output is the input's fault (data), the
-  /// rest render failures.
-  init(_ error: RenderError) {
-    switch error {
-    case .tooLarge: self.init(.data, "\(error)")
-    default: self.init(.render, "\(error)")
-    }
   }
 }

@@ -18,7 +18,7 @@ enum MarkupParser {
     guard data.count <= maxBytes else {
       throw TemplateError(file: file, message: "template is \(data.count) bytes; the limit is \(maxBytes)")
     }
-    let data = try XMLEncoding.utf8(data, file: file)
+    let data = XMLEncoding.spacingEmptyInstructions(try XMLEncoding.utf8(data, file: file))
     try refuseDeclarations(data, file: file)
     let delegate = Delegate(file: file)
     let parser = XMLParser(data: data)

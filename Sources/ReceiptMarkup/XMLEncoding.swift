@@ -70,4 +70,46 @@ enum XMLEncoding {
     }
     return declaration + text[end.lowerBound...]
   }
+
+  /// `<?target?>` becomes `<?target ?>` (outside comments and CDATA): libxml2 reports a
+  /// processing instruction without data with a NULL pointer, on which corelibs Foundation's
+  /// XMLParser calls strlen and the process dies (found by `make fuzz`). With a space, the data
+  /// is empty instead. Nothing else changes.
+  static func spacingEmptyInstructions(_ data: Data) -> Data {
+    let bytes = [UInt8](data)
+    let lt = UInt8(ascii: "<"), question = UInt8(ascii: "?"), gt = UInt8(ascii: ">")
+    func starts(_ prefix: String, at i: Int) -> Bool {
+      let p = Array(prefix.utf8)
+      return i + p.count <= bytes.count && Array(bytes[i..<i + p.count]) == p
+    }
+    func skip(to end: String, from i: Int) -> Int {
+      var j = i
+      while j < bytes.count, !starts(end, at: j) { j += 1 }
+      return min(bytes.count, j + end.utf8.count)
+    }
+    var out: [UInt8] = []
+    out.reserveCapacity(bytes.count + 8)
+    var i = 0
+    while i < bytes.count {
+      if starts("<!--", at: i) {
+        let end = skip(to: "-->", from: i + 4)
+        out += bytes[i..<end]
+        i = end
+      } else if starts("<![CDATA[", at: i) {
+        let end = skip(to: "]]>", from: i + 9)
+        out += bytes[i..<end]
+        i = end
+      } else if bytes[i] == lt, i + 1 < bytes.count, bytes[i + 1] == question {
+        var j = i + 2
+        while j < bytes.count, ![0x20, 0x09, 0x0A, 0x0D, question, gt].contains(bytes[j]) { j += 1 }
+        out += bytes[i..<j]
+        if j + 1 < bytes.count, bytes[j] == question, bytes[j + 1] == gt { out.append(0x20) }
+        i = j
+      } else {
+        out.append(bytes[i])
+        i += 1
+      }
+    }
+    return out.count == bytes.count ? data : Data(out)
+  }
 }

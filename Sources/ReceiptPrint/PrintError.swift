@@ -1,4 +1,6 @@
 /// Printing failures, each with what happened and what to do.
+///
+/// ``isPermanent`` says whether trying again can help.
 public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
   /// cupsd cannot be reached.
   case serverUnavailable(server: String, reason: String)
@@ -16,6 +18,12 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
   case jobFailed(id: Int, state: String, reason: String)
   /// A raw socket printer failed.
   case socket(String)
+  /// A print format could not be encoded (libcups refused a raster header).
+  case encoding(String)
+  /// Output could not be written (a file, a directory printer, a device).
+  case output(String)
+  /// A printer address receipt does not understand.
+  case badAddress(String)
 
   public var description: String {
     switch self {
@@ -34,8 +42,23 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
       return "printer '\(name)' cannot print this receipt: \(reason)"
     case .jobFailed(let id, let state, let reason):
       return "job \(id) \(state): \(reason)"
-    case .socket(let message):
+    case .socket(let message), .encoding(let message), .output(let message):
       return message
+    case .badAddress(let address):
+      return
+        "'\(address)' is not a printer address: write a CUPS queue name, cups:QUEUE, socket://HOST:PORT (port 1 to 65535) or dir:PATH"
+    }
+  }
+}
+
+extension PrintError {
+  /// Trying again cannot help: the printer does not exist, the address is wrong, the paper does
+  /// not fit, or the encoder refuses the receipt. Unreachable or stopped printers, refused or
+  /// failed jobs and write errors may pass.
+  public var isPermanent: Bool {
+    switch self {
+    case .unknownPrinter, .noDefaultPrinter, .mediaNotSupported, .badAddress, .encoding: true
+    default: false
     }
   }
 }

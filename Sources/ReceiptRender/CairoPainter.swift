@@ -230,24 +230,6 @@ final class CairoPainter {
   }
 }
 
-/// Feeds bytes to a cairo read callback.
-final class ByteReader {
-  private let data: Data
-  private var offset = 0
-  init(_ data: Data) { self.data = data }
-
-  /// Bytes not read yet.
-  var remaining: Int { data.count - offset }
-
-  /// Copies the next `count` bytes; false when fewer remain.
-  func read(into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Bool {
-    guard offset + count <= data.count else { return false }
-    data.copyBytes(to: buffer, from: data.startIndex + offset..<data.startIndex + offset + count)
-    offset += count
-    return true
-  }
-}
-
 extension GlyphRun {
   /// Whether another run can be drawn in the same cairo text call (same font, size and ink).
   func canShareTextCall(with other: GlyphRun) -> Bool {

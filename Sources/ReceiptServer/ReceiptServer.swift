@@ -42,6 +42,16 @@ public final class ReceiptServer: @unchecked Sendable {
       throw ReceiptError(.unavailable, "\(error); check --db and the directory's permissions and free space")
     }
     engine = try ReceiptEngine()
+    // An accepted (retried, requeued) job wakes its printer's worker at once.
+    store.observeWork { [weak self] printer in self?.wake(printer) }
+  }
+
+  /// Wakes the worker of `printer`.
+  private func wake(_ printer: String) {
+    lock.lock()
+    let worker = workers.first { $0.printer.name == printer }
+    lock.unlock()
+    worker?.wake()
   }
 
   /// Takes the queue file's lock (one daemon per file), reconciles jobs a crash left mid-print,

@@ -3,6 +3,7 @@
 import Foundation
 import ReceiptLayout
 import ReceiptModel
+import ReceiptPrint
 import ReceiptRender
 
 let engine = try ReceiptLayoutEngine()

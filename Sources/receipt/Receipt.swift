@@ -134,13 +134,6 @@ func reportingErrors(_ body: () throws -> Void) throws {
     try body()
   } catch let error as ReceiptError {
     Console.error("receipt: error: \(error.message)")
-    switch error.stage {
-    case .input: throw ExitCode(66)
-    case .data: throw ExitCode(65)
-    case .layout, .render: throw ExitCode(70)
-    case .output: throw ExitCode(73)
-    case .printer, .unavailable: throw ExitCode(69)
-    case .job: throw ExitCode(75)
-    }
+    throw ExitCode(error.stage.exitCode)
   }
 }

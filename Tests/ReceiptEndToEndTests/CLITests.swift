@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptPrint
 import ReceiptRender
 import ReceiptTestSupport
 import Testing

@@ -21,12 +21,4 @@ import Testing
   @Test func cairo() throws { #expect(RenderLibraries.cairo == (try pkgConfig("cairo"))) }
   @Test func freetype() throws { #expect(LayoutLibraries.freetype == (try debianVersion("libfreetype6"))) }
   @Test func zint() throws { #expect(LayoutLibraries.zint == (try debianVersion("libzint-dev"))) }
-  @Test func cups() throws { #expect(RenderLibraries.cups == (try debianVersion("libcups2"))) }
-}
-
-@Test func libcupsComputesRasterSizes() throws {
-  // NOTES.md: size in dots = floor(hundredths of mm × dpi / 2540); 80 mm at 203 dpi = 639 dots.
-  let size = try #require(RenderLibraries.pwgRasterSize(widthMillimetres: 80, lengthMillimetres: 123.4, dpi: 203))
-  #expect(size.width == 8000 * 203 / 2540)
-  #expect(size.height == 12340 * 203 / 2540)
 }

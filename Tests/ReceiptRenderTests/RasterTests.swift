@@ -5,8 +5,8 @@ import ReceiptRender
 import ReceiptTestSupport
 import Testing
 
-/// PNG, PWG raster, CUPS raster and ESC/POS of one receipt are the same dots, checked with
-/// netpbm (PNG) and libcups' raster reader (PWG/CUPS), and the ESC/POS decoder.
+/// Raster pages: 1-bit without anti-aliasing, barcodes on whole dots. (PWG, CUPS raster and
+/// ESC/POS of these pages are checked in ReceiptPrintTests.)
 @Suite struct RasterTests {
   let engine = try! ReceiptLayoutEngine()
 
@@ -25,75 +25,6 @@ import Testing
           .text(AttributedText("Merchant copy", attributes: TextAttributes(underline: true))),
           .barcode(Barcode(.code128, data: "RCPT-1042")),
         ]))
-  }
-
-  @Test func pngPwgCupsRasterAndEscposAreTheSameDots() throws {
-    let laidOut = try receipt()
-    let pages = try RasterRenderer().render(laidOut)
-    #expect(pages.count == 2)
-    let dir = try Tool.temporaryDirectory()
-    for (i, page) in pages.enumerated() {
-      // Size: full paper width, cut length in dots.
-      #expect(page.width == 8000 * 203 / 2540)
-      #expect(page.height == Int((laidOut.pages[i].cutLength * 203 / 72).rounded(.up)))
-      let url = dir.appendingPathComponent("p\(i).png")
-      try PNGWriter().encode(page, dpi: 203).write(to: url)
-      let png = try Tool.decodePNG(url)
-      #expect(png.width == page.width && png.height == page.height && png.bits == 1)
-      let samePNG = png.data == page.data
-      #expect(samePNG, "PNG page \(i) differs from the raster")
-      #expect(page.blackCount > 1000)
-    }
-    for mode in [PWGRasterWriter.Mode.pwg, .cups] {
-      let stream = try PWGRasterWriter(mode: mode).encode(pages, setup: laidOut.pageSetup)
-      let read = try RasterStreamReader.read(stream)
-      let same = read.map(\.image) == pages
-      #expect(same, "\(mode) raster differs")
-    }
-    let escpos = try ESCPOSDecoder.decode(ESCPOSEncoder().encode(pages, receipt: laidOut))
-    let columns = RasterRenderer.printableColumns(pageWidth: pages[0].width, setup: laidOut.pageSetup)
-    #expect(columns.count == 576)
-    #expect(escpos.initialized)
-    let sameESCPOS = escpos.pages == pages.map { $0.cropped(x: columns.lowerBound, width: columns.count) }
-    #expect(sameESCPOS, "ESC/POS differs from the printable columns")
-    #expect(escpos.cuts == [.full, .partial])
-    #expect(escpos.drawerKicks.map(\.page) == [0] && escpos.drawerKicks.map(\.pin) == [.pin2])
-    // Nothing is drawn outside the printable columns, so ESC/POS loses no dot.
-    #expect(escpos.pages.map(\.blackCount) == pages.map(\.blackCount))
-  }
-
-  @Test func pwgHeaderMatchesTheCutLength() throws {
-    let laidOut = try receipt()
-    let pages = try RasterRenderer().render(laidOut)
-    let read = try RasterStreamReader.read(try PWGRasterWriter().encode(pages, setup: laidOut.pageSetup))
-    #expect(read.count == 2)
-    for (i, (header, _)) in read.enumerated() {
-      #expect(header.resolution == (203, 203))
-      #expect(header.bitsPerPixel == 1 && header.colorSpace == 3)  // black_1: CUPS_CSPACE_K
-      #expect(header.width == 639 && header.height == pages[i].height)
-      #expect(header.totalPageCount == 2)
-      // PageSize is the media in points: 80 mm wide, the media length libcups derives.
-      let mediaLength = Double(PWGRasterWriter.mediaLength(dots: pages[i].height, dpi: 203)) / 2540 * 72
-      #expect(abs(Double(header.pageSize.width) - 226.77) < 1, "\(header.pageSize)")
-      #expect(abs(Double(header.pageSize.length) - mediaLength) <= 1)
-      #expect(abs(Double(header.pageSize.length) - laidOut.pages[i].cutLength) <= 1)
-    }
-  }
-
-  @Test func grayPngAndSgray8PwgAreTheSame() throws {
-    let laidOut = try receipt()
-    let pages = try RasterRenderer(gray: true).render(laidOut)
-    let url = try Tool.temporaryDirectory().appendingPathComponent("g.png")
-    try PNGWriter().encode(pages[0], dpi: 203).write(to: url)
-    let png = try Tool.decodePNG(url)
-    let sameGray = png.bits == 8 && png.data == pages[0].data
-    #expect(sameGray, "gray PNG differs from the raster")
-    let read = try RasterStreamReader.read(try PWGRasterWriter().encode(pages, setup: laidOut.pageSetup))
-    #expect(read[0].header.colorSpace == 18 && read[0].header.bitsPerPixel == 8)  // sgray_8: CUPS_CSPACE_SW
-    let sameRead = read.map(\.image) == pages
-    #expect(sameRead, "sgray_8 PWG differs")
-    // Anti-aliased: there are intermediate grays, unlike the 1-bit page.
-    #expect(pages[0].data.contains { $0 > 20 && $0 < 235 })
   }
 
   @Test func oneBitPagesHaveNoAntialiasingAndBarcodesOnWholeDots() throws {

@@ -34,7 +34,7 @@ import Testing
     while Date() < deadline {
       try rig.cupsTool("/usr/sbin/cupsdisable", (reason.map { ["-r", $0] } ?? []) + [queue])
       Thread.sleep(forTimeInterval: 0.2)
-      let state = try engine.printers(server: rig.server).first { $0.name == queue }?.state ?? "none"
+      let state = try engine.printers(server: rig.server).first { $0.name == queue }?.state.rawValue ?? "none"
       if seen.last != state { seen.append(state) }
       if state == "stopped" { return }
     }
@@ -67,7 +67,7 @@ import Testing
     #expect(job(fixture, jobs[0].id)?.attempts == 1, "waiting costs no attempt")
     let sent = try fixture.server.engine.cupsJobs(
       named: PrintWorker.cupsJobName(jobs[0]), queue: "daemon-hold", server: rig.server)
-    #expect(sent.count == 1 && sent[0].state == "pending", "\(sent)")
+    #expect(sent.count == 1 && sent[0].state == .pending, "\(sent)")
     #expect(jobs.allSatisfy { rig.received(containing: $0.id).isEmpty }, "nothing printed while stopped")
 
     try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-hold"])
@@ -148,7 +148,7 @@ import Testing
     try #require(created.status == 0, "\(created.stdout)\(created.stderr)")
     let waiting = try fixture.server.engine.cupsJobs(
       named: PrintWorker.cupsJobName(claimed), queue: "daemon-incoming", server: rig.server)
-    #expect(waiting.count == 1 && waiting[0].isActive, "\(waiting)")
+    #expect(waiting.count == 1 && waiting[0].state.isActive, "\(waiting)")
     // The restart.
     let restarted = try ReceiptServer(configuration: fixture.server.configuration)
     try restarted.start()
@@ -158,7 +158,7 @@ import Testing
     let history = try fixture.server.engine.cupsJobs(
       named: PrintWorker.cupsJobName(claimed), queue: "daemon-incoming", server: rig.server)
     #expect(
-      history.map(\.state) == ["canceled", "completed"], "the empty one canceled, the new one printed: \(history)")
+      history.map(\.state) == [.canceled, .completed], "the empty one canceled, the new one printed: \(history)")
   }
 
   @Test func printersShowTheirCUPSState() async throws {

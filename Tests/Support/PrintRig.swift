@@ -124,9 +124,7 @@ public final class PrintRig: @unchecked Sendable {
     let server = self.server
     try Self.lpadmin(
       ["-p", "roll", "-E", "-v", "ipp://127.0.0.1:\(ippPort)/ipp/print", "-m", "everywhere"], server: server)
-    guard FileManager.default.fileExists(atPath: cups.appendingPathComponent("ppd/roll.ppd").path) else {
-      throw RigError("lpadmin did not generate the IPP Everywhere PPD for roll")
-    }
+    try Self.waitForPPD(cups.appendingPathComponent("ppd/roll.ppd"), queue: "roll")
     // thermal: a PPD raster driver queue; the pass-through filter shows what a driver receives.
     let output = cups.appendingPathComponent("out/thermal.ras")
     thermalOutput = output
@@ -165,9 +163,7 @@ public final class PrintRig: @unchecked Sendable {
     // with `lpadmin -m everywhere` (and never recover until restarted).
     for name in Self.ippQueues {
       try Self.lpadmin(["-p", name, "-E", "-v", printerURI, "-m", "everywhere"], server: server)
-      guard FileManager.default.fileExists(atPath: cups.appendingPathComponent("ppd/\(name).ppd").path) else {
-        throw RigError("lpadmin did not generate the IPP Everywhere PPD for \(name)")
-      }
+      try Self.waitForPPD(cups.appendingPathComponent("ppd/\(name).ppd"), queue: name)
     }
     try Self.lpadmin(["-x", Self.removedQueue], server: server)
   }
@@ -206,6 +202,7 @@ public final class PrintRig: @unchecked Sendable {
   /// (a daemon that forks keeps the descriptor Foundation's Process waits on, so waiting for
   /// `dbus-daemon --fork` never returns).
   private static func startDNSSD(log directory: URL) throws {
+    waitForStaleDaemon("dbus-daemon")
     if !isRunning("dbus-daemon") {
       try FileManager.default.createDirectory(atPath: "/run/dbus", withIntermediateDirectories: true)
       try? FileManager.default.removeItem(atPath: "/run/dbus/pid")
@@ -214,12 +211,41 @@ public final class PrintRig: @unchecked Sendable {
         "/usr/bin/dbus-daemon", ["--system", "--nofork", "--nopidfile"],
         log: directory.appendingPathComponent("dbus.log"))
       try waitFor(path: "/run/dbus/system_bus_socket")
+      claim("dbus-daemon")
     }
+    waitForStaleDaemon("avahi-daemon")
     if !isRunning("avahi-daemon") {
       try? FileManager.default.removeItem(atPath: "/run/avahi-daemon/pid")
       try launch(
         "/usr/sbin/avahi-daemon", ["--no-drop-root", "--no-chroot"], log: directory.appendingPathComponent("avahi.log"))
       try waitFor(path: "/run/avahi-daemon/socket")
+      claim("avahi-daemon")
+    }
+  }
+
+  /// Records that this test process started the daemon `name` (its watchdog stops it when the
+  /// process is gone).
+  private static func claim(_ name: String) {
+    try? String(getpid()).write(toFile: "/run/receipt-rig-\(name).owner", atomically: true, encoding: .utf8)
+  }
+
+  /// A daemon started by a rig whose test process is gone is about to be stopped by its watchdog
+  /// (within 1.5 s): reusing it would lose it mid-test (ippeveprinter exits when avahi does), so
+  /// wait until it is gone and start one of our own.
+  private static func waitForStaleDaemon(_ name: String) {
+    guard let text = try? String(contentsOfFile: "/run/receipt-rig-\(name).owner", encoding: .utf8),
+      let owner = Int32(text), owner != getpid(), kill(owner, 0) != 0
+    else { return }
+    for _ in 0..<50 where isRunning(name) { Thread.sleep(forTimeInterval: 0.1) }
+  }
+
+  /// lpadmin exits 0 even when PPD generation fails, and on a loaded machine cupsd writes the
+  /// PPD a moment after lpadmin returns: wait for it (at most 10 s).
+  private static func waitForPPD(_ file: URL, queue: String) throws {
+    do {
+      try waitFor(path: file.path)
+    } catch {
+      throw RigError("lpadmin did not generate the IPP Everywhere PPD for \(queue)")
     }
   }
 

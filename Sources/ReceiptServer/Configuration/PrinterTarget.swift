@@ -25,6 +25,23 @@ public enum PrinterTarget: Sendable, Equatable {
   }
 }
 
+extension PrinterTarget {
+  /// The target as a printer address (``PrinterAddress/open(_:server:)``).
+  public var address: String {
+    switch self {
+    case .cups(let queue, _): "cups:\(queue)"
+    case .socket(let uri): uri
+    case .directory(let url): "dir:\(url.path)"
+    }
+  }
+
+  /// The CUPS server of a CUPS target.
+  public var server: String? {
+    if case .cups(_, let server) = self { return server }
+    return nil
+  }
+}
+
 /// A named printer of the daemon.
 public struct PrinterConfig: Sendable, Equatable {
   public var name: String
@@ -38,11 +55,5 @@ public struct PrinterConfig: Sendable, Equatable {
 
 extension PrinterTarget: CustomStringConvertible {
   /// The target as it is written in configuration (`cups:QUEUE`, `socket://…`, `dir:PATH`).
-  public var description: String {
-    switch self {
-    case .cups(let queue, _): "cups:\(queue)"
-    case .socket(let uri): uri
-    case .directory(let url): "dir:\(url.path)"
-    }
-  }
+  public var description: String { address }
 }

@@ -13,14 +13,11 @@ struct Problem: Error {
   var retryAfter: Int?
 
   var response: Response {
-    var object: [String: Any] = [
-      "type": "about:blank", "title": title, "status": Int(status.code), "detail": detail,
-    ]
-    if let field { object["field"] = field }
-    let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
     var headers: HTTPFields = [.contentType: "application/problem+json"]
     if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    return json(
+      ProblemResponse(title: title, status: Int(status.code), detail: detail, field: field), status: status,
+      headers: headers)
   }
 
   static func badRequest(_ detail: String, field: String? = nil) -> Problem {

@@ -13,7 +13,7 @@ extension ReceiptServer {
     v1.post("render") { request, context in try await self.render(request, context) }
     v1.get("printers") { _, _ in try await self.blocking.run { try self.printers() } }
     v1.get("templates") { _, _ in try self.templateList() }
-    router.get("healthz") { _, _ in json(["status": "ok"]) }
+    router.get("healthz") { _, _ in json(StatusResponse(status: "ok")) }
     router.get("openapi.yaml") { _, _ in
       Response(
         status: .ok, headers: [.contentType: "application/yaml"],
@@ -45,7 +45,7 @@ extension ReceiptServer {
             + "\(differences.joined(separator: ", ")); send the same request, or use a new key for a new job")
       }
     }
-    return json(jobJSON(stored), status: created ? .accepted : .ok, headers: [.location: "/v1/jobs/\(stored.id)"])
+    return json(JobResponse(stored), status: created ? .accepted : .ok, headers: [.location: "/v1/jobs/\(stored.id)"])
   }
 
   private func list(_ request: Request) throws -> Response {
@@ -73,14 +73,13 @@ extension ReceiptServer {
       cursor = value
     }
     let jobs = try store.jobs(state: state, printer: query.get("printer"), limit: limit, before: cursor)
-    var object: [String: Any] = ["jobs": jobs.map(jobJSON)]
-    if jobs.count == limit, let last = jobs.last { object["next"] = String(last.sequence) }
-    return json(object)
+    let next = jobs.count == limit ? jobs.last.map { String($0.sequence) } : nil
+    return json(JobListResponse(jobs: jobs.map(JobResponse.init), next: next))
   }
 
   private func show(_ id: String) throws -> Response {
     guard let job = try store.job(id) else { throw Problem.notFound("no job \(id)") }
-    return json(jobJSON(job))
+    return json(JobResponse(job))
   }
 
   private func cancel(_ id: String) throws -> Response {
@@ -88,7 +87,7 @@ extension ReceiptServer {
     guard job.state == .canceled else {
       throw Problem.conflict("job \(id) is \(job.state.rawValue); only queued jobs can be canceled")
     }
-    return json(jobJSON(job))
+    return json(JobResponse(job))
   }
 
   private func retry(_ id: String) throws -> Response {
@@ -96,7 +95,7 @@ extension ReceiptServer {
     guard job.state == .queued else {
       throw Problem.conflict("job \(id) is \(job.state.rawValue); only failed or dead jobs are retried")
     }
-    return json(jobJSON(job))
+    return json(JobResponse(job))
   }
 
   /// POST /v1/render?format=pdf|png|pwg: a synchronous preview, nothing queued. Rendering runs
@@ -122,51 +121,41 @@ extension ReceiptServer {
       return Response(
         status: .ok, headers: [.contentType: types[format]!],
         body: .init(byteBuffer: ByteBuffer(bytes: rendered.parts[0])))
-    } catch let error as ReceiptError where error.isPermanent && [.data, .input].contains(error.stage) {
-      throw Problem.unprocessable(error.message, field: "data")
     } catch let error as ReceiptError {
-      throw Problem(status: .internalServerError, title: "Render failed", detail: error.message)
+      throw error.problem
     }
   }
 
   private func printers() throws -> Response {
     let counts = try store.counts()
-    return json([
-      "printers": configuration.printers.map { printer -> [String: Any] in
-        let states = counts[printer.name] ?? [:]
-        let (state, reasons) = printerState(printer.target)
-        return [
-          "name": printer.name, "target": printer.target.description, "queued": states["queued"] ?? 0,
-          "printing": states["printing"] ?? 0, "state": state, "reasons": reasons,
-        ]
-      }
-    ])
+    return json(
+      PrinterListResponse(
+        printers: configuration.printers.map { printer in
+          let states = counts[printer.name] ?? [:]
+          let (state, reasons) = printerState(printer.target)
+          return PrinterResponse(
+            name: printer.name, target: printer.target.description, queued: states["queued"] ?? 0,
+            printing: states["printing"] ?? 0, state: state, reasons: reasons)
+        }))
   }
 
-  /// What a printer is doing: CUPS' queue state and reasons; a directory's availability; a
-  /// socket printer is not probed (`unknown`).
+  /// What a printer is doing, as its ``Printer`` says: CUPS' queue state and reasons
+  /// (`rejecting` when it takes no jobs), a directory's availability, `unknown` for a socket
+  /// printer; `missing` or `unreachable` when it cannot be opened.
   private func printerState(_ target: PrinterTarget) -> (String, [String]) {
-    switch target {
-    case .cups(let queue, let server):
-      do {
-        let found = try engine.printer(named: queue, server: server)
-        let reasons = (found.stateReasons.filter { $0 != "none" } + [found.stateMessage]).filter { !$0.isEmpty }
-        return (found.acceptingJobs ? found.state : "rejecting", reasons)
-      } catch let error as ReceiptError {
-        return (error.isPermanent ? "missing" : "unreachable", [error.message])
-      } catch {
-        return ("unreachable", ["\(error)"])
-      }
-    case .directory(let url):
-      return FileManager.default.isWritableFile(atPath: url.path)
-        ? ("idle", []) : ("unavailable", ["\(url.path) is not a writable directory"])
-    case .socket:
-      return ("unknown", [])
+    do {
+      let status = try engine.openPrinter(target.address, server: target.server).status()
+      let reasons = (status.reasons.filter { $0 != "none" } + [status.message]).filter { !$0.isEmpty }
+      return (status.acceptingJobs ? status.state.rawValue : "rejecting", reasons)
+    } catch let error as ReceiptError {
+      return (error.isPermanent ? "missing" : "unreachable", [error.message])
+    } catch {
+      return ("unreachable", ["\(error)"])
     }
   }
 
   private func templateList() throws -> Response {
-    json(["templates": try TemplateLibrary(directory: configuration.templates).templateNames()])
+    json(TemplateListResponse(templates: try TemplateLibrary(directory: configuration.templates).templateNames()))
   }
 
   /// Ready when the store can write (after a failed write, a probe write decides).
@@ -174,28 +163,6 @@ extension ReceiptServer {
     if let problem = store.writeProblem() {
       throw Problem.unavailable("the job queue cannot be written: \(problem)")
     }
-    return json(["status": "ready"])
+    return json(StatusResponse(status: "ready"))
   }
-
-  func jobJSON(_ job: Job) -> [String: Any] {
-    var object: [String: Any] = [
-      "id": job.id, "sequence": job.sequence, "printer": job.printer, "template": job.template,
-      "state": job.state.rawValue,
-      "attempts": job.attempts, "copies": job.copies, "createdAt": job.createdAt.formatted(.iso8601),
-      "updatedAt": job.updatedAt.formatted(.iso8601),
-    ]
-    if let error = job.error { object["error"] = error }
-    if let id = job.cupsJobID { object["cupsJobId"] = id }
-    if let reasons = job.printerState { object["printerState"] = reasons }
-    if let locale = job.locale { object["locale"] = locale }
-    return object
-  }
-}
-
-/// A JSON response.
-func json(_ object: [String: Any], status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
-  var headers = headers
-  headers[.contentType] = "application/json"
-  let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-  return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
 }

@@ -78,6 +78,12 @@ public protocol JobStore: Sendable {
   /// The printer's oldest unfinished job if it is due: it becomes `printing` with one more attempt.
   /// FIFO: while the head waits for a retry, nothing behind it is claimed.
   func claimNext(printer: String, now: Date) throws -> Job?
+  /// When the printer's head job is due (it waits for a retry), nil when it has no queued head:
+  /// how long an idle worker sleeps unless woken.
+  func nextDue(printer: String) throws -> Date?
+  /// Calls `handler` with a printer's name after every change that can give it work (a job
+  /// accepted, retried, requeued, or a canceled head): workers sleep until then, no polling.
+  func observeWork(_ handler: @escaping @Sendable (String) -> Void)
   func complete(_ id: String, cupsJobID: Int?, now: Date) throws
   /// Records a failure: `retryAt` requeues it, otherwise it ends in `state` (failed or dead).
   func fail(_ id: String, error: String, retryAt: Date?, state: Job.State, now: Date) throws

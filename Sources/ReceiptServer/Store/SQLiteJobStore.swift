@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Jobs in a SQLite file through GRDB, in WAL mode with `synchronous=FULL`: every write is a
 /// committed transaction whose WAL frames are fsynced before it returns, so an accepted job
@@ -9,6 +10,7 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   private let pool: DatabasePool
   private let committer: GroupCommitter
   let health = StoreHealth()
+  private let observers = Mutex<[@Sendable (String) -> Void]>([])
 
   /// Opens (and migrates) the database at `path`.
   public init(path: String) throws {
@@ -63,7 +65,28 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   }
 
   public func submit(_ request: JobRequest, idempotencyKey: String?, now: Date) throws -> (job: Job, created: Bool) {
-    try write { db in try Self.insert(request, idempotencyKey: idempotencyKey, now: now, db) }
+    let result = try write { db in try Self.insert(request, idempotencyKey: idempotencyKey, now: now, db) }
+    if result.1 { notify(request.printer) }
+    return result
+  }
+
+  public func observeWork(_ handler: @escaping @Sendable (String) -> Void) {
+    observers.withLock { $0.append(handler) }
+  }
+
+  /// Tells the observers a printer has work (after the commit).
+  private func notify(_ printer: String) {
+    for handler in observers.withLock({ $0 }) { handler(printer) }
+  }
+
+  public func nextDue(printer: String) throws -> Date? {
+    try read { db in
+      let head = try Job.filter(Column("printer") == printer)
+        .filter([Job.State.queued.rawValue, Job.State.printing.rawValue].contains(Column("state")))
+        .order(Column("sequence")).fetchOne(db)
+      guard let head, head.state == .queued else { return nil }
+      return head.notBefore
+    }
   }
 
   /// A write transaction; SQLite errors become ``StoreUnavailable``.
@@ -77,7 +100,9 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   }
 
   public func accept(_ request: JobRequest, idempotencyKey: String?) async throws -> (job: Job, created: Bool) {
-    try await committer.submit(request, idempotencyKey: idempotencyKey)
+    let result = try await committer.submit(request, idempotencyKey: idempotencyKey)
+    if result.created { notify(request.printer) }
+    return result
   }
 
   /// Stores a job in an open write transaction, or finds the one its key names.
@@ -148,7 +173,7 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   }
 
   public func cancel(_ id: String, now: Date) throws -> Job? {
-    try write { db in
+    let job: Job? = try write { db in
       guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return nil }
       if job.state == .queued {
         job.state = .canceled
@@ -157,10 +182,13 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
       }
       return job
     }
+    // The job behind a canceled head may be due now.
+    if let job, job.state == .canceled { notify(job.printer) }
+    return job
   }
 
   public func retry(_ id: String, now: Date) throws -> Job? {
-    try write { db in
+    let job: Job? = try write { db in
       guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return nil }
       if job.state == .failed || job.state == .dead {
         job.state = .queued
@@ -171,6 +199,8 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
       }
       return job
     }
+    if let job, job.state == .queued { notify(job.printer) }
+    return job
   }
 
   public func progress(_ id: String, cupsJobID: Int, printerState: String?, now: Date) throws {
@@ -235,6 +265,7 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
       job.state = .queued
       job.updatedAt = now
     }
+    if let job = try job(id) { notify(job.printer) }
   }
 
   public func counts() throws -> [String: [String: Int]] {

@@ -19,11 +19,11 @@ extension PrintWorker {
     var cupsID: Int?
     if job.attempts > 1 || job.cupsJobID != nil {
       let earlier = try engine.cupsJobs(named: name, queue: queue, server: server)
-      if let printed = earlier.first(where: { $0.state == "completed" }) {
+      if let printed = earlier.first(where: { $0.state == .completed }) {
         logger.info("job \(job.id) had printed as CUPS job \(printed.id); not sent again")
         return printed.id
       }
-      for candidate in earlier.filter(\.isActive) {
+      for candidate in earlier.filter(\.state.isActive) {
         let status = try engine.cupsJobStatus(candidate.id, queue: queue, server: server)
         if status.reasons.contains("job-incoming") {
           // Sending its document was cut off (a crash mid-send): it cannot have printed.
@@ -54,15 +54,15 @@ extension PrintWorker {
     while true {
       let status = try engine.cupsJobStatus(cupsID, queue: queue, server: server)
       switch status.state {
-      case "completed":
+      case .completed:
         return cupsID
-      case "canceled":
+      case .canceled:
         throw ReceiptError(.job, "CUPS job \(cupsID) was canceled on \(queue)", permanent: true)
-      case "aborted":
-        let why = ([status.message] + status.reasons).filter { !$0.isEmpty }.joined(separator: ", ")
+      case .aborted:
+        let why = status.explanation(or: "")
         throw ReceiptError(.job, "CUPS job \(cupsID) was aborted on \(queue)" + (why.isEmpty ? "" : ": \(why)"))
       default:
-        let reasons = ([status.state] + status.reasons + [status.message]).filter { !$0.isEmpty }
+        let reasons = ([status.state.rawValue] + status.reasons + [status.message]).filter { !$0.isEmpty }
           .joined(separator: ", ")
         if reasons != recorded {
           try store.progress(job.id, cupsJobID: cupsID, printerState: reasons, now: Date())

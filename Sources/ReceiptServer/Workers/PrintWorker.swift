@@ -23,6 +23,8 @@ final class PrintWorker: @unchecked Sendable {
   private let state = NSCondition()
   private var stopAt: Date?
   private var finished = false
+  /// Work arrived since the worker last looked (set by ``wake()``, cleared when it looks).
+  private var woken = false
 
   /// A stop interrupted the job; it stays `printing` and is reconciled at the next start.
   struct Interrupted: Error {}
@@ -79,6 +81,29 @@ final class PrintWorker: @unchecked Sendable {
     state.unlock()
   }
 
+  /// There may be work: an accepted, retried or requeued job (the store calls this after the
+  /// commit). A wake while the worker is busy is kept, so none is lost.
+  func wake() {
+    state.lock()
+    woken = true
+    state.broadcast()
+    state.unlock()
+  }
+
+  /// Sleeps until woken, stopped, or `due` (the head's retry time; nil: no timer).
+  private func idle(until due: Date?) {
+    state.lock()
+    while !woken, stopAt == nil {
+      if let due {
+        guard state.wait(until: due) else { break }
+      } else {
+        state.wait()
+      }
+    }
+    woken = false
+    state.unlock()
+  }
+
   private var isStopping: Bool {
     state.lock()
     defer { state.unlock() }
@@ -99,13 +124,18 @@ final class PrintWorker: @unchecked Sendable {
     state.unlock()
   }
 
+  /// Takes the head job while there is one; otherwise sleeps until a job arrives (``wake()``)
+  /// or the head's retry is due. No polling.
   private func run() {
     while !isStopping {
       do {
+        state.lock()
+        woken = false  // what is committed now is seen by the claim below
+        state.unlock()
         if let job = try store.claimNext(printer: printer.name, now: Date()) {
           process(job)
         } else {
-          pause(0.05)
+          idle(until: try store.nextDue(printer: printer.name))
         }
       } catch {
         logger.error("queue store failed: \(error)")
@@ -192,22 +222,20 @@ final class PrintWorker: @unchecked Sendable {
     return document
   }
 
-  /// Sends a job; returns the CUPS job id for CUPS printers.
+  /// Sends a job; returns the CUPS job id for CUPS printers. A directory printer writes the
+  /// job's file unless it is there (printed before a crash); a socket printer gets the bytes
+  /// (at least once after a crash: it cannot be asked).
   private func print(_ job: Job) throws -> Int? {
     switch printer.target {
-    case .directory(let directory):
-      let file = directory.appendingPathComponent(Self.fileName(job))
-      if FileManager.default.fileExists(atPath: file.path) { return nil }  // printed before a crash
-      let pdf = try engine.render(document(job), format: .pdf).parts[0]
-      // Atomic and durable: a temporary file, fsynced, renamed, the directory fsynced. A file
-      // exists only when complete, and survives a power cut once the job is `completed`.
-      try OutputFile.write(pdf, to: file.path)
-      return nil
-    case .socket(let uri):
-      _ = try engine.print(document(job), request: PrintRequest(printer: uri, copies: job.copies))
-      return nil
     case .cups(let queue, let server):
       return try printCUPS(job, queue: queue, server: server)
+    case .directory(let url):
+      // Printed before a crash: nothing to lay out again.
+      if DirectoryPrinter(directory: url).hasPrinted(PrintJob(name: Self.fileName(job))) { return nil }
+      fallthrough
+    case .socket:
+      let request = PrintRequest(printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job))
+      return try engine.print(document(job), request: request).jobID
     }
   }
 }

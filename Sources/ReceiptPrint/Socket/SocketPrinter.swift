@@ -1,11 +1,13 @@
 import Foundation
+import ReceiptLayout
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
 /// A raw TCP printer (`socket://host:9100`, the JetDirect/AppSocket port of ESC/POS printers).
-public struct SocketPrinter: Sendable {
+/// It cannot be asked for its state, and "done" means the bytes were delivered.
+public struct SocketPrinter: Printer {
   public var host: String
   public var port: UInt16
 
@@ -22,6 +24,16 @@ public struct SocketPrinter: Sendable {
     } else {
       self.port = 9100
     }
+  }
+
+  public var name: String { "socket://\(host):\(port)" }
+  public var capabilities: PrinterCapabilities { PrinterCapabilities(format: .escpos) }
+  public func status() throws -> PrinterStatus { PrinterStatus(state: .unknown) }
+
+  /// Encodes the receipt as ESC/POS (all copies) and sends it; nil: no job ids.
+  public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
+    try send(try capabilities.format.encode(receipt, copies: job.copies))
+    return nil
   }
 
   /// Connects, sends every byte and closes (with a connection timeout).

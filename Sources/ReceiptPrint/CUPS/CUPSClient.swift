@@ -69,12 +69,11 @@ public struct CUPSClient: Sendable {
       if status == IPP_STATUS_ERROR_NOT_FOUND { throw PrintError.unknownPrinter(name, known: []) }
       throw PrintError.serverUnavailable(server: server, reason: String(cString: ippErrorString(status)))
     }
-    let states = [3: "idle", 4: "processing", 5: "stopped"]
     let formats = strings(response, "document-format-supported")
     var resolutions = self.resolutions(response, "pwg-raster-document-resolution-supported")
     if resolutions.isEmpty { resolutions = self.resolutions(response, "printer-resolution-supported") }
     return PrinterQueue(
-      name: name, isDefault: isDefault, state: states[integer(response, "printer-state") ?? 3] ?? "unknown",
+      name: name, isDefault: isDefault, state: PrinterState(ipp: integer(response, "printer-state") ?? 3),
       acceptingJobs: integer(response, "printer-is-accepting-jobs") != 0,
       stateReasons: strings(response, "printer-state-reasons").filter { $0 != "none" },
       stateMessage: strings(response, "printer-state-message").first ?? "",
@@ -141,9 +140,8 @@ public struct CUPSClient: Sendable {
       throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
     }
     defer { ippDelete(response) }
-    let states = [3: "pending", 4: "held", 5: "processing", 6: "stopped", 7: "canceled", 8: "aborted", 9: "completed"]
     return JobStatus(
-      id: id, state: states[integer(response, "job-state") ?? 0] ?? "unknown",
+      id: id, state: JobState(ipp: integer(response, "job-state") ?? 0),
       reasons: strings(response, "job-state-reasons").filter { $0 != "none" },
       message: strings(response, "job-printer-state-message").first ?? "")
   }
@@ -157,10 +155,10 @@ public struct CUPSClient: Sendable {
       let status = try self.status(ofJob: id, on: queue)
       if status.isFinal { return status }
       let printer = try self.queue(named: queue)
-      if printer.state == "stopped" {
-        let reason = ([printer.stateMessage] + printer.stateReasons).filter { !$0.isEmpty }.joined(separator: ", ")
+      if printer.state == .stopped {
         return JobStatus(
-          id: id, state: "stopped", reasons: printer.stateReasons, message: reason.isEmpty ? "printer stopped" : reason)
+          id: id, state: .stopped, reasons: printer.stateReasons,
+          message: printer.status.explanation(or: "printer stopped"))
       }
       guard clock.now < deadline else {
         return JobStatus(
@@ -200,33 +198,4 @@ func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<C
   let pointers = strings.map { UnsafePointer(strdup($0)) }
   defer { pointers.forEach { free(UnsafeMutablePointer(mutating: $0)) } }
   return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
-}
-
-extension CUPSClient {
-  /// Jobs on the queue named exactly `name`, oldest first, from CUPS' job history
-  /// (cupsGetJobs2, all jobs): how the daemon finds a job it sent before a crash or a retry.
-  public func jobs(named name: String, queue: String) throws -> [JobStatus] {
-    var jobs: UnsafeMutablePointer<cups_job_t>?
-    let count = cupsGetJobs2(nil, &jobs, queue, 0, CUPS_WHICHJOBS_ALL)
-    defer { cupsFreeJobs(count, jobs) }
-    guard count >= 0 else {
-      if cupsLastError() == IPP_STATUS_ERROR_NOT_FOUND {
-        throw PrintError.unknownPrinter(queue, known: (try? queues().map(\.name)) ?? [])
-      }
-      throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
-    }
-    let states = [3: "pending", 4: "held", 5: "processing", 6: "stopped", 7: "canceled", 8: "aborted", 9: "completed"]
-    return (0..<Int(count)).compactMap { i -> JobStatus? in
-      let job = jobs![i]
-      guard let title = job.title, String(cString: title) == name else { return nil }
-      return JobStatus(id: Int(job.id), state: states[Int(job.state.rawValue)] ?? "unknown", reasons: [], message: "")
-    }.sorted { $0.id < $1.id }
-  }
-
-  /// Cancels a job (the daemon cancels a job whose document never arrived before sending again).
-  public func cancel(job id: Int, on queue: String) throws {
-    guard cupsCancelJob2(nil, queue, Int32(id), 0) == IPP_STATUS_OK else {
-      throw PrintError.rejected("cannot cancel job \(id): \(String(cString: cupsLastErrorString()))")
-    }
-  }
 }

@@ -1,28 +1,8 @@
-/// How a receipt reaches a queue.
-public enum PrintPath: String, Sendable, Codable, CaseIterable {
-  /// IPP Everywhere / driverless: PWG raster at the printer's resolution.
-  case pwgRaster = "pwg-raster"
-  /// A PPD raster driver (Epson, Star): CUPS raster.
-  case cupsRaster = "cups-raster"
-  /// A raw queue to an ESC/POS printer.
-  case escpos
-
-  /// The document format sent for the path.
-  public var mimeType: String {
-    switch self {
-    case .pwgRaster: return "image/pwg-raster"
-    case .cupsRaster: return "application/vnd.cups-raster"
-    case .escpos: return "application/vnd.cups-raw"
-    }
-  }
-}
-
 /// A CUPS destination and what receipt will do with it.
 public struct PrinterQueue: Sendable, Codable, Equatable {
   public var name: String
   public var isDefault: Bool
-  /// idle, processing or stopped.
-  public var state: String
+  public var state: PrinterState
   public var acceptingJobs: Bool
   public var stateReasons: [String]
   public var stateMessage: String
@@ -48,15 +28,17 @@ public struct PrinterQueue: Sendable, Codable, Equatable {
   public var preferredResolution: Int? {
     resolutions.contains(203) ? 203 : resolutions.first
   }
-}
 
-/// Where a job ended.
-public struct JobStatus: Sendable, Equatable {
-  public var id: Int
-  /// pending, held, processing, stopped, canceled, aborted or completed.
-  public var state: String
-  public var reasons: [String]
-  public var message: String
-  /// Only `completed` means printed.
-  public var isFinal: Bool { ["completed", "canceled", "aborted", "stopped"].contains(state) }
+  /// What receipt sends it: raster at its resolution on its media, or raw ESC/POS (a raw queue
+  /// has no resolution or media to ask; the page setup says).
+  public var capabilities: PrinterCapabilities {
+    path == .escpos
+      ? PrinterCapabilities(format: .escpos)
+      : PrinterCapabilities(format: path, resolution: preferredResolution, media: MediaSupport(names: media))
+  }
+
+  /// The queue's state, reasons and message.
+  public var status: PrinterStatus {
+    PrinterStatus(state: state, reasons: stateReasons, message: stateMessage, acceptingJobs: acceptingJobs)
+  }
 }

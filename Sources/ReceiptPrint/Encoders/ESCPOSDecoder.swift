@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptModel
+import ReceiptRender
 
 /// Turns ESC/POS bytes back into what a printer would do with them: raster pages split at cuts,
 /// the cut kinds and drawer kicks. A faithful stand-in for a thermal printer in tests; unknown

@@ -1,5 +1,6 @@
 internal import CCups
 import Foundation
+import ReceiptRender
 
 /// Reads PWG or CUPS raster back with libcups' raster reader (`cupsRasterReadHeader2` and
 /// `cupsRasterReadPixels`): what a printer or filter would see. Used to verify our output.
@@ -36,7 +37,7 @@ public enum RasterStreamReader {
           return Unmanaged<ByteReader>.fromOpaque(context).takeUnretainedValue().readAvailable(
             into: buffer, count: length)
         }, Unmanaged.passUnretained(source).toOpaque(), CUPS_RASTER_READ)
-    else { throw RenderError.output("libcups cannot open the raster stream") }
+    else { throw PrintError.encoding("libcups cannot open the raster stream") }
     defer { cupsRasterClose(raster) }
     var pages: [(Header, RasterImage)] = []
     var h = cups_page_header2_t()
@@ -49,7 +50,7 @@ public enum RasterStreamReader {
       var bytes = [UInt8](repeating: 0, count: header.bytesPerLine * header.height)
       let read = bytes.withUnsafeMutableBufferPointer { cupsRasterReadPixels(raster, $0.baseAddress, UInt32($0.count)) }
       guard read == UInt32(bytes.count), header.bitsPerPixel == 1 || header.bitsPerPixel == 8 else {
-        throw RenderError.output("raster page is truncated or not 1/8-bit gray")
+        throw PrintError.encoding("raster page is truncated or not 1/8-bit gray")
       }
       pages.append(
         (

@@ -1,6 +1,7 @@
 internal import CCups
 import Foundation
 import ReceiptModel
+import ReceiptRender
 
 /// Writes PWG raster (PWG 5102.4, for IPP Everywhere) or CUPS raster (for driver queues) through
 /// libcups' raster stream API. The header comes from `cupsRasterInitPWGHeader` for the exact
@@ -33,7 +34,7 @@ public struct PWGRasterWriter: Sendable {
         Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().data.append(buffer, count: length)
         return length
       }, Unmanaged.passUnretained(sink).toOpaque(), mode == .pwg ? CUPS_RASTER_WRITE_PWG : CUPS_RASTER_WRITE)
-    guard let raster else { throw RenderError.output("libcups cannot open a raster stream") }
+    guard let raster else { throw PrintError.encoding("libcups cannot open a raster stream") }
     do {
       try write(pages, to: raster, setup: setup)
     } catch {
@@ -50,29 +51,29 @@ public struct PWGRasterWriter: Sendable {
     for page in pages {
       let length = Int32(Self.mediaLength(dots: page.height, dpi: dpi))
       guard let media = pwgMediaForSize(width, length) else {
-        throw RenderError.output("libcups has no media for \(width)×\(length) (1/100 mm)")
+        throw PrintError.encoding("libcups has no media for \(width)×\(length) (1/100 mm)")
       }
       var header = cups_page_header2_t()
       let type = page.bitsPerPixel == 1 ? "black_1" : "sgray_8"
       guard cupsRasterInitPWGHeader(&header, media, type, Int32(dpi), Int32(dpi), "one-sided", nil) != 0 else {
-        throw RenderError.output("libcups rejected the raster header: \(String(cString: cupsLastErrorString()))")
+        throw PrintError.encoding("libcups rejected the raster header: \(String(cString: cupsLastErrorString()))")
       }
       guard Int(header.cupsWidth) == page.width, Int(header.cupsHeight) == page.height else {
-        throw RenderError.output(
+        throw PrintError.encoding(
           "raster header is \(header.cupsWidth)×\(header.cupsHeight) dots but the page is \(page.width)×\(page.height)")
       }
       header.cupsInteger.0 = UInt32(pages.count)  // PWG TotalPageCount
       header.cupsInteger.1 = 1  // CrossFeedTransform
       header.cupsInteger.2 = 1  // FeedTransform
       guard cupsRasterWriteHeader2(raster, &header) != 0 else {
-        throw RenderError.output("libcups cannot write a header")
+        throw PrintError.encoding("libcups cannot write a header")
       }
       // libcups takes a non-const pointer but only reads the pixels: no copy of the page.
       let written = page.data.withUnsafeBufferPointer {
         cupsRasterWritePixels(raster, UnsafeMutablePointer(mutating: $0.baseAddress), UInt32($0.count))
       }
       guard written == UInt32(page.data.count) else {
-        throw RenderError.output("libcups wrote \(written) of \(page.data.count) bytes")
+        throw PrintError.encoding("libcups wrote \(written) of \(page.data.count) bytes")
       }
     }
   }

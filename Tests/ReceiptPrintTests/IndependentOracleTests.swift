@@ -1,6 +1,7 @@
 import Foundation
 import ReceiptLayout
 import ReceiptModel
+import ReceiptPrint
 import ReceiptRender
 import ReceiptTestSupport
 import Testing

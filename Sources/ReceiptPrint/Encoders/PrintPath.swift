@@ -1,0 +1,48 @@
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+import ReceiptRender
+
+/// The formats receipt sends to printers, and the one place their encoder is chosen (printing
+/// and `receipt render -o x.pwg|.ras|.bin` both encode here). To add an output format for
+/// printers, add a case and its encoder in `Encoders/`.
+public enum PrintPath: String, Sendable, Codable, CaseIterable {
+  /// IPP Everywhere / driverless: PWG raster at the printer's resolution.
+  case pwgRaster = "pwg-raster"
+  /// A PPD raster driver (Epson, Star): CUPS raster.
+  case cupsRaster = "cups-raster"
+  /// A raw ESC/POS printer (a raw CUPS queue, a socket).
+  case escpos
+  /// A PDF per receipt (directory printers, previews).
+  case pdf
+
+  /// The document format sent for the path.
+  public var mimeType: String {
+    switch self {
+    case .pwgRaster: "image/pwg-raster"
+    case .cupsRaster: "application/vnd.cups-raster"
+    case .escpos: "application/vnd.cups-raw"
+    case .pdf: "application/pdf"
+    }
+  }
+
+  /// Draws a laid-out receipt (Render) and encodes it for this path: `copies` times every page,
+  /// 1-bit unless `gray` (ESC/POS is always 1-bit).
+  public func encode(_ receipt: LaidOutReceipt, copies: Int = 1, gray: Bool = false) throws -> Data {
+    let copies = max(1, copies)
+    var all = receipt
+    all.pages = Array(repeating: receipt.pages, count: copies).flatMap { $0 }
+    switch self {
+    case .pdf:
+      return try PDFRenderer().render(all)
+    case .pwgRaster, .cupsRaster:
+      // Each page is drawn once; copies repeat its dots.
+      let pages = try RasterRenderer(gray: gray).render(receipt)
+      let allPages = Array(repeating: pages, count: copies).flatMap { $0 }
+      return try PWGRasterWriter(mode: self == .pwgRaster ? .pwg : .cups).encode(allPages, setup: receipt.pageSetup)
+    case .escpos:
+      let pages = try RasterRenderer().render(receipt)
+      return ESCPOSEncoder().encode(Array(repeating: pages, count: copies).flatMap { $0 }, receipt: all)
+    }
+  }
+}

@@ -1,0 +1,107 @@
+import ReceiptLayout
+import ReceiptModel
+
+/// A printer receipt can send to: a CUPS queue (``CUPSPrinter``), a raw ESC/POS printer on a
+/// TCP port (``SocketPrinter``) or a directory that receives one PDF per job
+/// (``DirectoryPrinter``). To add a printer kind, conform to this protocol and teach
+/// ``PrinterAddress/open(_:server:)`` its address.
+///
+/// Printing reads top to bottom: open the printer → ask its ``status()`` → lay out at
+/// ``capabilities`` (resolution) → check the paper (``PrinterCapabilities/check(_:printer:)``)
+/// → ``submit(_:job:)`` (encodes in the printer's format and sends) → ``follow(job:timeout:)``.
+public protocol Printer: Sendable {
+  /// The name users give it (a queue name, `socket://host:port`, `dir:PATH`).
+  var name: String { get }
+  /// What it takes: its format, resolution and paper.
+  var capabilities: PrinterCapabilities { get }
+  /// Its state now (``PrinterState/unknown`` for printers that cannot be asked).
+  func status() throws -> PrinterStatus
+  /// Encodes a laid-out receipt in the printer's format (all copies) and sends it. Returns the
+  /// printer's job id, or nil for printers without jobs (the bytes were delivered).
+  func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int?
+  /// Follows a job until it ends, the printer stops, or `timeout` passes.
+  func follow(job id: Int, timeout: Duration) throws -> JobStatus
+}
+
+extension Printer {
+  /// Printers without job ids have nothing to follow.
+  public func follow(job id: Int, timeout: Duration) throws -> JobStatus {
+    JobStatus(id: id, state: .completed)
+  }
+}
+
+/// What a printer takes.
+public struct PrinterCapabilities: Sendable, Equatable {
+  /// The format receipt sends.
+  public var format: PrintPath
+  /// Dots per inch to render at; nil keeps the document's (raw printers: the page setup says).
+  public var resolution: Int?
+  /// The paper sizes it takes; nil when it cannot be asked (nothing is checked).
+  public var media: MediaSupport?
+
+  /// Creates capabilities.
+  public init(format: PrintPath, resolution: Int? = nil, media: MediaSupport? = nil) {
+    self.format = format
+    self.resolution = resolution
+    self.media = media
+  }
+
+  /// Throws ``PrintError/mediaNotSupported(_:reason:)`` when a page does not fit the paper:
+  /// checked on the layout, before anything is drawn.
+  public func check(_ receipt: LaidOutReceipt, printer: String) throws {
+    guard let media else { return }
+    let width = receipt.pageSetup.paper.width.millimetres
+    for page in receipt.pages {
+      let length = Length.pt(page.cutLength).millimetres
+      if let problem = media.problem(widthMillimetres: width, lengthMillimetres: length) {
+        throw PrintError.mediaNotSupported(printer, reason: problem)
+      }
+    }
+  }
+}
+
+/// A printer's state with its reasons.
+public struct PrinterStatus: Sendable, Equatable {
+  public var state: PrinterState
+  /// IPP `printer-state-reasons` without `none` (`media-empty`, `paused`, …).
+  public var reasons: [String]
+  /// The printer's or operator's message.
+  public var message: String
+  /// Whether it takes new jobs (CUPS: `cupsaccept`/`cupsreject`).
+  public var acceptingJobs: Bool
+
+  /// Creates a status.
+  public init(state: PrinterState, reasons: [String] = [], message: String = "", acceptingJobs: Bool = true) {
+    self.state = state
+    self.reasons = reasons
+    self.message = message
+    self.acceptingJobs = acceptingJobs
+  }
+
+  /// The message and reasons in one line, or `fallback`.
+  public func explanation(or fallback: String) -> String {
+    let parts = ([message] + reasons).filter { !$0.isEmpty }
+    return parts.isEmpty ? fallback : parts.joined(separator: ", ")
+  }
+}
+
+/// One job to send.
+public struct PrintJob: Sendable {
+  /// The job's name: CUPS' job name, a directory printer's file name. The daemon puts its job id
+  /// here to find the job again after a crash.
+  public var name: String
+  public var copies: Int
+  /// Options passed to the printer as they are (CUPS `-o key=value`).
+  public var options: [String: String]
+  /// Send to a stopped printer anyway: it holds the job until resumed (the daemon does this and
+  /// follows the job).
+  public var holdWhenStopped: Bool
+
+  /// Creates a job.
+  public init(name: String, copies: Int = 1, options: [String: String] = [:], holdWhenStopped: Bool = false) {
+    self.name = name
+    self.copies = copies
+    self.options = options
+    self.holdWhenStopped = holdWhenStopped
+  }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ReceiptKit
+
+/// The API's answers as types: the one place a job's JSON fields are named (the OpenAPI file
+/// says the same, and `OpenAPIContractTests` checks the two agree).
+struct JobResponse: Codable, Equatable {
+  var id: String
+  var sequence: Int64
+  var printer: String
+  var template: String
+  var state: Job.State
+  var attempts: Int
+  var copies: Int
+  var locale: String?
+  var createdAt: String
+  var updatedAt: String
+  var error: String?
+  var cupsJobId: Int?
+  var printerState: String?
+
+  init(_ job: Job) {
+    id = job.id
+    sequence = job.sequence
+    printer = job.printer
+    template = job.template
+    state = job.state
+    attempts = job.attempts
+    copies = job.copies
+    locale = job.locale
+    createdAt = job.createdAt.formatted(.iso8601)
+    updatedAt = job.updatedAt.formatted(.iso8601)
+    error = job.error
+    cupsJobId = job.cupsJobID
+    printerState = job.printerState
+  }
+}
+
+/// `GET /v1/jobs`: a page of jobs, newest first; `next` is the cursor of the next page.
+struct JobListResponse: Codable {
+  var jobs: [JobResponse]
+  var next: String?
+}
+
+/// One printer of `GET /v1/printers`.
+struct PrinterResponse: Codable {
+  var name: String
+  var target: String
+  var queued: Int
+  var printing: Int
+  /// idle, processing, stopped, rejecting, unavailable, missing, unreachable or unknown.
+  var state: String
+  var reasons: [String]
+}
+
+/// `GET /v1/printers`.
+struct PrinterListResponse: Codable {
+  var printers: [PrinterResponse]
+}
+
+/// `GET /v1/templates`.
+struct TemplateListResponse: Codable {
+  var templates: [String]
+}
+
+/// `GET /healthz` and `GET /readyz`.
+struct StatusResponse: Codable {
+  var status: String
+}
+
+/// The body of every error answer (RFC 9457).
+struct ProblemResponse: Codable {
+  var type = "about:blank"
+  var title: String
+  var status: Int
+  var detail: String
+  var field: String?
+}
+
+/// A JSON response (keys sorted, so answers are byte-stable).
+func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+  var headers = headers
+  if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+  let data = (try? encoder.encode(value)) ?? Data()
+  return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+}
+
+extension ReceiptError {
+  /// The HTTP answer for a pipeline error: bad input is 422 (the request's `field`), a printer
+  /// or store out of reach 503, and a layout, render or write failure 500 with the reason.
+  var problem: Problem {
+    switch stage {
+    case .input, .data:
+      Problem.unprocessable(message, field: "data")
+    case .printer, .unavailable, .job:
+      Problem.unavailable(message)
+    case .layout:
+      Problem(status: .internalServerError, title: "Layout failed", detail: message)
+    case .render, .output:
+      Problem(status: .internalServerError, title: "Render failed", detail: message)
+    }
+  }
+}
