@@ -6,13 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-15}
 connections=${2:-16}
-command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
-[[ -x .build/release/receipt ]] || swift build -c release -Xswiftc -static-stdlib --product receipt
+command -v wrk >/dev/null && command -v sqlite3 >/dev/null ||
+  { apt-get update -qq && apt-get install -y -qq wrk sqlite3 >/dev/null; }
+binary=${RECEIPT_BINARY:-.build/release/receipt}
+[[ -x "$binary" ]] || swift build -c release -Xswiftc -static-stdlib --product receipt
 work=$(mktemp -d /tmp/receipt-bench-XXXXXX)
 trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 port=$((20000 + RANDOM % 20000))
 mkdir -p "$work/archive"
-./.build/release/receipt serve --port "$port" --db "$work/queue.sqlite" --printer "archive=dir:$work/archive" \
+"$binary" serve --port "$port" --db "$work/queue.sqlite" --printer "archive=dir:$work/archive" \
   --templates Templates >"$work/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
@@ -21,6 +23,24 @@ rss() { awk '/VmRSS/ {print $2}' "/proc/$pid/status"; }
 idle=$(rss)
 echo "idle RSS: $((idle / 1024)) MiB"
 echo "journal: $(sqlite3 "$work/queue.sqlite" 'PRAGMA journal_mode' 2>/dev/null || echo wal)"
+# 202-to-printed on an idle queue: one job at a time, each printed (a PDF in the directory)
+# before the next is sent; the daemon's own timestamps (accepted → completed recorded).
+order=$(cat Templates/Examples/small.json)
+for i in $(seq "${LATENCY_JOBS:-200}"); do
+  curl -sf -o /dev/null -X POST "http://127.0.0.1:$port/v1/jobs" -H 'Content-Type: application/json' \
+    -d "{\"template\": \"receipt\", \"printer\": \"archive\", \"data\": $order}"
+  for _ in $(seq 1000); do
+    [[ $(find "$work/archive" -name '*.pdf' | wc -l) -ge $i ]] && break
+    sleep 0.002
+  done
+done
+sleep 0.5
+sqlite3 "$work/queue.sqlite" "SELECT (julianday(updatedAt) - julianday(createdAt)) * 86400000 FROM job
+  WHERE state = 'completed' ORDER BY 1" >"$work/latency.txt"
+awk '{ v[NR] = $1 } END {
+  if (NR == 0) { print "202-to-printed: no completed jobs"; exit }
+  printf "202-to-printed (idle queue, %d jobs): median %.1f ms, p99 %.1f ms\n", NR, v[int((NR + 1) / 2)], v[int(NR * 0.99 + 0.999)]
+}' "$work/latency.txt"
 for round in 1 2 3; do
   RECEIPT_ORDER=Templates/Examples/small.json wrk -t"${WRK_THREADS:-1}" -c"$connections" -d"${duration}s" --latency \
     -s scripts/bench/submit.lua "http://127.0.0.1:$port" >"$work/wrk-$round.txt"

@@ -9,6 +9,8 @@ import Synchronization
 public final class ReceiptLayoutEngine: Sendable {
   private let state: Mutex<State>
 
+  // @unchecked: the font collection and layouter hold FreeType/HarfBuzz objects and caches;
+  // they are only reached through the `Mutex` below, one layout at a time.
   final class State: @unchecked Sendable {
     let fonts: FontCollection
     let text: TextLayouter

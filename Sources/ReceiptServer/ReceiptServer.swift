@@ -11,6 +11,8 @@ import ServiceLifecycle
 #endif
 
 /// The print-queue daemon: a durable job store, one worker per printer and the HTTP API.
+// @unchecked: `workers` and `databaseLock` change only under `lock` (start/stop run on any
+// thread); everything else is immutable after init.
 public final class ReceiptServer: @unchecked Sendable {
   public let configuration: Configuration
   let store: JobStore

@@ -1,6 +1,7 @@
 import Foundation
 
 /// Counters and latency histograms for `GET /metrics` (Prometheus text format).
+// @unchecked: every counter is read and written only under `lock`.
 public final class ServerMetrics: @unchecked Sendable {
   private let lock = NSLock()
   private static let buckets: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30]

@@ -5,6 +5,8 @@ import GRDB
 /// committer thread writes everything that arrived since its last commit in one transaction —
 /// one fsync for many jobs, each durable before its caller resumes. If a batch fails, its jobs
 /// are written one by one so that one bad job fails alone.
+// @unchecked: `pending` and `running` are read and written only under `lock`; the pool is
+// Sendable.
 final class GroupCommitter: @unchecked Sendable {
   typealias Outcome = (job: Job, created: Bool)
   private struct Pending {

@@ -6,7 +6,7 @@ import Synchronization
 /// committed transaction whose WAL frames are fsynced before it returns, so an accepted job
 /// survives a crash and a power cut. (GRDB's default for WAL is NORMAL, durable across a process
 /// crash only.)
-public final class SQLiteJobStore: JobStore, @unchecked Sendable {
+public final class SQLiteJobStore: JobStore, Sendable {
   private let pool: DatabasePool
   private let committer: GroupCommitter
   let health = StoreHealth()
@@ -110,14 +110,15 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
     if let key = idempotencyKey, let existing = try Job.filter(Column("idempotencyKey") == key).fetchOne(db) {
       return (existing, false)
     }
-    var job = Job(
-      id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: idempotencyKey, printer: request.printer,
+    // The next number of the AUTOINCREMENT sequence: never reused, also after deletions.
+    let last = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'job'") ?? 0
+    let job = Job(
+      id: UUID().uuidString.lowercased(), sequence: last + 1, idempotencyKey: idempotencyKey, printer: request.printer,
       template: request.template, data: request.data, locale: request.locale, copies: request.copies,
       state: .queued, attempts: 0, crashes: 0, error: nil, cupsJobID: nil, printerState: nil, createdAt: now,
       updatedAt: now,
       notBefore: now)
     try job.insert(db)
-    job.sequence = db.lastInsertedRowID
     return (job, true)
   }
 
@@ -290,27 +291,8 @@ public final class SQLiteJobStore: JobStore, @unchecked Sendable {
   }
 }
 
+/// GRDB reads and writes a job through its `Codable` conformance: the columns are the
+/// properties' names, spelled once in `Job` (and in the migration).
 extension Job: FetchableRecord, PersistableRecord {
   public static let databaseTableName = "job"
-
-  /// Written by hand so that a new job (sequence 0) gets its sequence from SQLite.
-  public func encode(to container: inout PersistenceContainer) {
-    container["sequence"] = sequence == 0 ? nil : sequence
-    container["id"] = id
-    container["idempotencyKey"] = idempotencyKey
-    container["printer"] = printer
-    container["template"] = template
-    container["data"] = data
-    container["locale"] = locale
-    container["copies"] = copies
-    container["state"] = state.rawValue
-    container["attempts"] = attempts
-    container["crashes"] = crashes
-    container["error"] = error
-    container["cupsJobID"] = cupsJobID
-    container["printerState"] = printerState
-    container["createdAt"] = createdAt
-    container["updatedAt"] = updatedAt
-    container["notBefore"] = notBefore
-  }
 }

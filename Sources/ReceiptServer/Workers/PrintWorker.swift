@@ -12,6 +12,8 @@ import ReceiptKit
 /// jobs behind wait; permanent ones (template or data errors, a printer that does not exist) fail
 /// at once; after `maxAttempts` a job is dead. A job waiting on a stopped CUPS queue is followed,
 /// not retried: CUPS holds it and the daemon holds the jobs behind it.
+// @unchecked: `stopAt`, `finished` and `woken` are read and written only under `state` (an
+// NSCondition: the worker thread sleeps on it); the rest is immutable.
 final class PrintWorker: @unchecked Sendable {
   let printer: PrinterConfig
   let store: JobStore
