@@ -6,6 +6,12 @@ func cLibrary(_ name: String, pkgConfig: String? = nil, apt: [String]) -> Target
   .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt(apt)])
 }
 
+/// Honest module boundaries (as Hummingbird does): imports are internal unless marked `public`,
+/// and a member is visible only from a module the file imports.
+let strictImports: [SwiftSetting] = [
+  .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let package = Package(
   name: "receipt",
   platforms: [.macOS(.v14)],
@@ -37,20 +43,24 @@ let package = Package(
     cLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg-dev"]),
 
     // The pipeline, one way: Markup → Model → Layout → Render → Print; Kit is the facade.
-    .target(name: "ReceiptModel"),
-    .target(name: "ReceiptMarkup", dependencies: ["ReceiptModel"]),
+    .target(name: "ReceiptModel", swiftSettings: strictImports),
+    .target(name: "ReceiptMarkup", dependencies: ["ReceiptModel"], swiftSettings: strictImports),
     .target(
       name: "ReceiptLayout",
-      dependencies: ["ReceiptModel", "CFreeType", "CHarfBuzz", "CICU", "CFontconfig", "CZint", "CPNG", "CJPEG"]
-    ),
+      dependencies: ["ReceiptModel", "CFreeType", "CHarfBuzz", "CICU", "CFontconfig", "CZint", "CPNG", "CJPEG"],
+      swiftSettings: strictImports),
     // Render draws (cairo: PDF, PNG, raster images); Print is the one home of printing: printer
     // kinds behind one protocol, their states, and the print-protocol encoders.
-    .target(name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CFreeType", "CPNG"]),
-    .target(name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptLayout", "ReceiptRender", "CCups"]),
+    .target(
+      name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CFreeType", "CPNG"],
+      swiftSettings: strictImports),
+    .target(
+      name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptLayout", "ReceiptRender", "CCups"],
+      swiftSettings: strictImports),
     .target(
       name: "ReceiptKit",
-      dependencies: ["ReceiptModel", "ReceiptMarkup", "ReceiptLayout", "ReceiptRender", "ReceiptPrint"]
-    ),
+      dependencies: ["ReceiptModel", "ReceiptMarkup", "ReceiptLayout", "ReceiptRender", "ReceiptPrint"],
+      swiftSettings: strictImports),
     .target(
       name: "ReceiptServer",
       dependencies: [
@@ -58,10 +68,12 @@ let package = Package(
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
       ],
-      resources: [.embedInCode("Resources/openapi.yaml")]
+      resources: [.embedInCode("Resources/openapi.yaml")], swiftSettings: strictImports
     ),
     .executableTarget(
       name: "receipt",
@@ -81,7 +93,9 @@ let package = Package(
       path: "Benchmarks/ReceiptBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
-    .target(name: "ReceiptTestSupport", path: "Tests/Support", exclude: ["roll80.conf", "pwg_reader.py"]),
+    .target(
+      name: "ReceiptTestSupport", dependencies: ["ReceiptModel"], path: "Tests/Support",
+      exclude: ["roll80.conf", "pwg_reader.py"]),
     .testTarget(name: "ReceiptModelTests", dependencies: ["ReceiptModel"]),
     .testTarget(name: "ReceiptLayoutTests", dependencies: ["ReceiptTestSupport", "ReceiptLayout", "ReceiptModel"]),
     .testTarget(

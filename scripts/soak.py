@@ -2,7 +2,11 @@
 """Soak the release daemon: mixed submissions (some retried with their key), previews, job
 listings and idle connections for SECONDS, sampling its memory and open files.
 
-    python3 scripts/soak.py [SECONDS] [--json out.json]
+    python3 scripts/soak.py [SECONDS] [--json out.json] [--rate JOBS_PER_SECOND]
+
+Submissions are paced (default 12 jobs/s over four directory printers, about 20,000 jobs an
+hour) so the printers keep up and the queue can drain at the end: a faster stream only grows a
+backlog that takes hours to print.
 
 At the end the queue must drain and every accepted job must be printed exactly once (one PDF
 per job at the directory printer). Prints a summary (RSS at start, after warm-up and at the end,
@@ -25,6 +29,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.environ.get("RECEIPT_BINARY", os.path.join(ROOT, ".build/release/receipt"))
 SECONDS = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else 1800
 OUT = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
+RATE = float(sys.argv[sys.argv.index("--rate") + 1]) if "--rate" in sys.argv else 12.0
+PRINTERS = ["archive1", "archive2", "archive3", "archive4"]
 ORDER = json.load(open(os.path.join(ROOT, "Templates/Examples/small.json")))
 
 
@@ -47,7 +53,8 @@ def main():
     log = open(os.path.join(work, "serve.log"), "w")
     daemon = subprocess.Popen(
         [BINARY, "serve", "--port", "0", "--db", os.path.join(work, "queue.sqlite"),
-         "--printer", f"archive=dir:{archive}", "--templates", os.path.join(ROOT, "Templates")],
+         *[a for p in PRINTERS for a in ("--printer", f"{p}=dir:{archive}")],
+         "--templates", os.path.join(ROOT, "Templates")],
         stdout=subprocess.PIPE, stderr=log, text=True)
     line = daemon.stdout.readline()
     port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
@@ -78,7 +85,7 @@ def main():
             n += 1
             key = f"soak-{seed}-{n}"
             order = dict(ORDER, number=f"{seed}-{n}", id=820982911946154508 + n)
-            body = json.dumps({"template": "receipt", "printer": "archive", "data": order})
+            body = json.dumps({"template": "receipt", "printer": PRINTERS[n % len(PRINTERS)], "data": order})
             headers = {"Content-Type": "application/json", "Idempotency-Key": key}
             try:
                 status, answer = request("POST", "/v1/jobs", body, headers)
@@ -94,7 +101,7 @@ def main():
                             problems.append(f"resend of {key}: {again}")
             except Exception as error:  # noqa: BLE001 - a soak counts every failure
                 record("submit", type(error).__name__)
-            time.sleep(r.uniform(0.005, 0.03))
+            time.sleep(r.uniform(0.5, 1.5) * 4 / RATE)  # four submitters
 
     def previewer():
         body = json.dumps({"template": "receipt", "data": ORDER})
@@ -146,7 +153,7 @@ def main():
     for t in threads:
         t.join()
     # Drain: every accepted job printed once.
-    deadline = time.time() + 300
+    deadline = time.time() + 1200
     while time.time() < deadline:
         status, answer = request("GET", "/v1/printers")
         printers = json.loads(answer)["printers"]

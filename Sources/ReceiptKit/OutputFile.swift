@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import ReceiptPrint
 
 /// Writing output where the user said, without destroying what is there: a regular file is

@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+public import ReceiptModel
 
 /// A point on a page, in points from the top-left corner (y grows downwards).
 public struct Point: Hashable, Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+public import ReceiptModel
 import Synchronization
 
 /// Lays out receipt documents: the one entry point of ReceiptLayout.

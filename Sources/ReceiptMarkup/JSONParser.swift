@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A strict RFC 8259 JSON parser for order data and request bodies: UTF-8 only, no trailing
 /// commas, no comments, no duplicate object keys (RFC 8259 leaves their meaning open; two

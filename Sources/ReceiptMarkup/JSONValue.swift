@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Order data: any JSON value, addressed by paths such as `order.items[0].price`.
 ///

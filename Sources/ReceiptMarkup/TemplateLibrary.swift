@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import ReceiptModel
 
 /// The templates directory: loads templates, style sheets, strings and images by name, never

@@ -1,5 +1,5 @@
-import Foundation
-import ReceiptModel
+public import Foundation
+public import ReceiptModel
 
 /// Options for binding a template.
 public struct TemplateOptions: Sendable {

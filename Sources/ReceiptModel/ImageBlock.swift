@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How a gray image becomes black and white dots.
 public enum DitherMethod: String, Hashable, Sendable, CaseIterable {

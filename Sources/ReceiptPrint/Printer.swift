@@ -1,4 +1,4 @@
-import ReceiptLayout
+public import ReceiptLayout
 import ReceiptModel
 
 /// A printer receipt can send to: a CUPS queue (``CUPSPrinter``), a raw ESC/POS printer on a

@@ -1,6 +1,6 @@
 internal import CCairo
-import Foundation
-import ReceiptLayout
+public import Foundation
+public import ReceiptLayout
 import ReceiptModel
 
 /// Writes a laid-out receipt as a PDF through cairo: one page per continuous page, the paper's

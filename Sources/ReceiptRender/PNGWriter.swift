@@ -1,5 +1,5 @@
 internal import CPNG
-import Foundation
+public import Foundation
 
 /// Encodes a raster page as a grayscale PNG through libpng: bit depth 1 for 1-bit pages (what
 /// the thermal head prints), 8 for gray pages; the resolution is recorded in `pHYs`.

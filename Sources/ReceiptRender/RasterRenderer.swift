@@ -1,7 +1,7 @@
 internal import CCairo
 import Foundation
-import ReceiptLayout
-import ReceiptModel
+public import ReceiptLayout
+public import ReceiptModel
 
 /// Renders laid-out pages to printer dots at the page setup's resolution: the full paper width by
 /// the cut length. 1-bit output is drawn without anti-aliasing (barcodes land on whole dots);

@@ -1,10 +1,11 @@
 import Foundation
-import Hummingbird
+public import Hummingbird
 import HummingbirdCore
-import Logging
+public import Logging
 import NIOCore
 import ReceiptKit
 import ServiceLifecycle
+import UnixSignals
 
 #if canImport(Glibc)
   import Glibc

@@ -12,19 +12,7 @@ import Testing
 
   /// Two pages: text with inverse and underline, a rule, a QR code and a Code 128; a drawer kick.
   func receipt(setup: PageSetup = PageSetup()) throws -> LaidOutReceipt {
-    var title = AttributedText("CORNER CAFÉ ", attributes: TextAttributes(font: FontDescriptor.receiptDefault.bold))
-    title.append("PAID", TextAttributes(inverse: true))
-    let style = ParagraphStyle(tabStops: [TabStop(location: -0.001, alignment: .right, leader: ".")])
-    return try engine.layout(
-      ReceiptDocument(
-        pageSetup: setup,
-        blocks: [
-          .text(title), .rule(Rule()),
-          .text(AttributedText("2 × Cappuccino\t7.00\nTotal\t10.20", paragraphStyle: style)),
-          .barcode(Barcode(.qr, data: "https://example.com/r/1042", moduleDots: 3)), .drawerKick(.pin2), .cut(.full),
-          .text(AttributedText("Merchant copy", attributes: TextAttributes(underline: true))),
-          .barcode(Barcode(.code128, data: "RCPT-1042")),
-        ]))
+    try engine.layout(SampleReceipts.twoPages(setup: setup))
   }
 
   @Test func oneBitPagesHaveNoAntialiasingAndBarcodesOnWholeDots() throws {

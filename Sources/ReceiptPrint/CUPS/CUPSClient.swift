@@ -1,5 +1,5 @@
 internal import CCups
-import Foundation
+public import Foundation
 
 /// Talks to cupsd through libcups: lists queues with their capabilities, streams jobs
 /// (cupsCreateJob / cupsStartDocument / cupsWriteRequestData / cupsFinishDocument) and follows

@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptLayout
+public import ReceiptLayout
 
 /// A CUPS queue as a ``Printer``: its capabilities and state come from one Get-Printer-Attributes
 /// request when it is opened; jobs go through ``CUPSClient``.

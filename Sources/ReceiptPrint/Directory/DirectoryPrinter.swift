@@ -1,5 +1,5 @@
-import Foundation
-import ReceiptLayout
+public import Foundation
+public import ReceiptLayout
 
 /// A directory that receives one PDF per job (archives, tests, a shared folder another system
 /// prints from). Files are written atomically and durably (``DurableFile``): a file exists only

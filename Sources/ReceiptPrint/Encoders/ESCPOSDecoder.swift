@@ -1,22 +1,22 @@
-import Foundation
-import ReceiptModel
-import ReceiptRender
+public import Foundation
+public import ReceiptModel
+public import ReceiptRender
 
 /// Turns ESC/POS bytes back into what a printer would do with them: raster pages split at cuts,
 /// the cut kinds and drawer kicks. A faithful stand-in for a thermal printer in tests; unknown
 /// commands are errors, so nothing is silently ignored.
-public enum ESCPOSDecoder {
+package enum ESCPOSDecoder {
   /// What the printer did.
-  public struct Result: Equatable, Sendable {
+  package struct Result: Equatable, Sendable {
     /// One image per cut-off piece of paper (and a last one if bytes follow the last cut).
-    public var pages: [RasterImage]
+    package var pages: [RasterImage]
     /// The cut after each page (nil if the page was not cut).
-    public var cuts: [CutKind?]
+    package var cuts: [CutKind?]
     /// Drawer kicks with the page (0-based) during which they came.
-    public var drawerKicks: [(page: Int, pin: DrawerPin)]
-    public var initialized: Bool
+    package var drawerKicks: [(page: Int, pin: DrawerPin)]
+    package var initialized: Bool
 
-    public static func == (a: Result, b: Result) -> Bool {
+    package static func == (a: Result, b: Result) -> Bool {
       a.pages == b.pages && a.cuts == b.cuts && a.initialized == b.initialized
         && a.drawerKicks.map(\.page) == b.drawerKicks.map(\.page)
         && a.drawerKicks.map(\.pin) == b.drawerKicks.map(\.pin)
@@ -24,13 +24,13 @@ public enum ESCPOSDecoder {
   }
 
   /// A decoding error with the byte offset.
-  public struct DecodeError: Error, CustomStringConvertible {
-    public var offset: Int
-    public var message: String
-    public var description: String { "ESC/POS byte \(offset): \(message)" }
+  package struct DecodeError: Error, CustomStringConvertible {
+    package var offset: Int
+    package var message: String
+    package var description: String { "ESC/POS byte \(offset): \(message)" }
   }
 
-  public static func decode(_ data: Data) throws -> Result {
+  package static func decode(_ data: Data) throws -> Result {
     let b = [UInt8](data)
     var result = Result(pages: [], cuts: [], drawerKicks: [], initialized: false)
     var width = 0

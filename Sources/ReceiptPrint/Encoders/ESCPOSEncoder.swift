@@ -1,7 +1,7 @@
-import Foundation
-import ReceiptLayout
-import ReceiptModel
-import ReceiptRender
+public import Foundation
+public import ReceiptLayout
+public import ReceiptModel
+public import ReceiptRender
 
 /// Encodes raster pages as ESC/POS for a raw thermal printer: `ESC @`, the printable columns of
 /// each page as `GS v 0` raster bands, drawer kicks (`ESC p`) where the page asks for them, and

@@ -1,7 +1,7 @@
 internal import CCups
-import Foundation
-import ReceiptModel
-import ReceiptRender
+public import Foundation
+public import ReceiptModel
+public import ReceiptRender
 
 /// Writes PWG raster (PWG 5102.4, for IPP Everywhere) or CUPS raster (for driver queues) through
 /// libcups' raster stream API. The header comes from `cupsRasterInitPWGHeader` for the exact

@@ -1,5 +1,5 @@
-import Foundation
-import ReceiptLayout
+public import Foundation
+public import ReceiptLayout
 import ReceiptModel
 import ReceiptRender
 

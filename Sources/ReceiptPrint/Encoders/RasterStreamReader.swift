@@ -1,26 +1,26 @@
 internal import CCups
-import Foundation
-import ReceiptRender
+public import Foundation
+public import ReceiptRender
 
-/// Reads PWG or CUPS raster back with libcups' raster reader (`cupsRasterReadHeader2` and
+/// (Package access: a test tool, not API.) Reads PWG or CUPS raster back with libcups' raster reader (`cupsRasterReadHeader2` and
 /// `cupsRasterReadPixels`): what a printer or filter would see. Used to verify our output.
-public enum RasterStreamReader {
+package enum RasterStreamReader {
   /// The page header fields receipt cares about.
-  public struct Header: Equatable, Sendable {
-    public var width: Int
-    public var height: Int
-    public var bitsPerPixel: Int
-    public var bytesPerLine: Int
+  package struct Header: Equatable, Sendable {
+    package var width: Int
+    package var height: Int
+    package var bitsPerPixel: Int
+    package var bytesPerLine: Int
     /// Dots per inch, horizontal and vertical.
-    public var resolution: (x: Int, y: Int)
+    package var resolution: (x: Int, y: Int)
     /// PageSize in points (width, length).
-    public var pageSize: (width: Int, length: Int)
+    package var pageSize: (width: Int, length: Int)
     /// PWG TotalPageCount (cupsInteger[0]).
-    public var totalPageCount: Int
+    package var totalPageCount: Int
     /// cups_cspace_t value: 3 = K (1 = black), 18 = sW (0 = black).
-    public var colorSpace: Int
+    package var colorSpace: Int
 
-    public static func == (a: Header, b: Header) -> Bool {
+    package static func == (a: Header, b: Header) -> Bool {
       a.width == b.width && a.height == b.height && a.bitsPerPixel == b.bitsPerPixel
         && a.bytesPerLine == b.bytesPerLine && a.resolution == b.resolution && a.pageSize == b.pageSize
         && a.totalPageCount == b.totalPageCount && a.colorSpace == b.colorSpace
@@ -28,7 +28,7 @@ public enum RasterStreamReader {
   }
 
   /// Reads every page of a raster stream.
-  public static func read(_ data: Data) throws -> [(header: Header, image: RasterImage)] {
+  package static func read(_ data: Data) throws -> [(header: Header, image: RasterImage)] {
     let source = ByteReader(data)
     guard
       let raster = cupsRasterOpenIO(

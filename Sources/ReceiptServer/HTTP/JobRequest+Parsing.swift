@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import ReceiptKit
 
 /// The fields a job request may have.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOFoundationEssentialsCompat
 
 /// Reading request bodies: JSON only, within the size limit.
 enum RequestBody {

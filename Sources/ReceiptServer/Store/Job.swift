@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A print job as the queue keeps it.
 public struct Job: Codable, Sendable, Equatable {

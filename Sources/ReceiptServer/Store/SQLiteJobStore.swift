@@ -1,5 +1,5 @@
-import Foundation
-import GRDB
+public import Foundation
+public import GRDB
 import Synchronization
 
 /// Jobs in a SQLite file through GRDB, in WAL mode with `synchronous=FULL`: every write is a

@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 import ReceiptKit
 
 extension PrintWorker {
