@@ -73,14 +73,15 @@ fuzz: setup
 	swift build --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING --product receipt-fuzz
 	scripts/fuzz.sh $(FUZZ_SECONDS)
 
-## The layout, render and server suites under AddressSanitizer, then ThreadSanitizer.
+## The layout, render and server suites under AddressSanitizer (leaks checked, with the test
+## harnesses' own allocations suppressed: Tests/Support/lsan.supp), then ThreadSanitizer.
+SANITIZE_SUITES := 'ReceiptLayoutTests|ReceiptRenderTests|ReceiptPrintTests|ReceiptServerTests'
 sanitize: setup-test
 	swift build --build-tests --scratch-path .build-asan --sanitize=address
-	swift test --skip-build --disable-xctest --scratch-path .build-asan \
-	  --filter 'ReceiptLayoutTests|ReceiptRenderTests|ReceiptServerTests'
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Support/lsan.supp swift test --skip-build --disable-xctest \
+	  --scratch-path .build-asan --filter $(SANITIZE_SUITES)
 	swift build --build-tests --scratch-path .build-tsan --sanitize=thread
-	swift test --skip-build --disable-xctest --scratch-path .build-tsan \
-	  --filter 'ReceiptLayoutTests|ReceiptRenderTests|ReceiptServerTests'
+	swift test --skip-build --disable-xctest --scratch-path .build-tsan --filter $(SANITIZE_SUITES)
 
 ## 30 minutes of mixed submissions, previews and idle connections against the release daemon.
 SOAK_SECONDS ?= 1800
