@@ -61,7 +61,7 @@ struct PageOptions: ParsableArguments {
       let options = TemplateOptions(
         locale: template.locale, strict: template.strict, pageSetup: try explicitPageSetup())
       let rendered = try engine.templateDocument(
-        template: template.template, data: data, templates: try template.directory(), options: options)
+        template: try template.name(), data: data, templates: try template.directory(), options: options)
       for warning in rendered.warnings { Console.error("receipt: warning: \(warning)") }
       return rendered.document
     }
@@ -95,7 +95,10 @@ func readInput(_ path: String) throws -> Data {
 
 /// Which template binds order JSON.
 struct TemplateChoice: ParsableArguments {
-  @Option(help: "Template name in the templates directory.")
+  @Option(
+    help:
+      "Template: a name in the templates directory, or a file path (tpl/shop.xml: its directory is the templates directory)."
+  )
   var template: String = "receipt"
 
   @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
@@ -109,7 +112,42 @@ struct TemplateChoice: ParsableArguments {
   @Flag(help: "Missing data is an error (default: printed empty, with a warning).")
   var strict = false
 
+  /// A template given as a path (`tpl/shop.xml`, `./shop`): it has a `/` or ends in `.xml`.
+  var isPath: Bool { template.contains("/") || template.hasSuffix(".xml") }
+
+  /// The template's name in its directory.
+  func name() throws -> String {
+    try checkLocale()
+    guard isPath else { return template }
+    let url = URL(fileURLWithPath: template)
+    return url.pathExtension == "xml" ? url.deletingPathExtension().lastPathComponent : url.lastPathComponent
+  }
+
+  /// An unknown `--locale` is a usage error, not a silent fallback to unlocalised formats.
+  func checkLocale() throws {
+    guard let locale else { return }
+    guard Self.isKnownLocale(locale) else {
+      throw ValidationError("unknown --locale '\(locale)': give a language and region such as de_DE, ja_JP or ar_SA")
+    }
+  }
+
+  /// Whether a locale identifier names a language Foundation knows (`de`, `de_DE`, `de-DE`).
+  static func isKnownLocale(_ identifier: String) -> Bool {
+    let normalized = identifier.replacingOccurrences(of: "-", with: "_")
+    if Locale.availableIdentifiers.contains(normalized) { return true }
+    let language = String(normalized.split(separator: "_").first ?? "")
+    return Locale.LanguageCode.isoLanguageCodes.contains(Locale.LanguageCode(language))
+      && Locale.availableIdentifiers.contains { $0 == language || $0.hasPrefix(language + "_") }
+  }
+
   func directory() throws -> URL {
+    if isPath {
+      let url = URL(fileURLWithPath: template.hasSuffix(".xml") ? template : template + ".xml")
+      guard FileManager.default.fileExists(atPath: url.path) else {
+        throw ReceiptError(.input, "no template file \(url.path)")
+      }
+      return url.deletingLastPathComponent().standardizedFileURL
+    }
     if let templates { return URL(fileURLWithPath: templates) }
     if let env = ProcessInfo.processInfo.environment["RECEIPT_TEMPLATES"] { return URL(fileURLWithPath: env) }
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()

@@ -11,6 +11,7 @@ struct Render: ParsableCommand {
         receipt render note.txt -o note.png          (1-bit, 203 dpi; one PNG per page)
         receipt render note.txt -o note.pwg --gray   (PWG raster sgray_8)
         receipt render note.txt -o - --format escpos > /dev/usb/lp0
+        receipt render note.txt -o - > note.pdf      (standard output is PDF unless --format says)
       """
   )
 
@@ -19,7 +20,7 @@ struct Render: ParsableCommand {
 
   @OptionGroup var template: TemplateChoice
 
-  @Option(name: .shortAndLong, help: "The output file (its extension picks the format), or - for stdout.")
+  @Option(name: .shortAndLong, help: "The output file (its extension picks the format), or - for stdout (PDF).")
   var output: String
 
   @Option(
@@ -68,19 +69,33 @@ struct Render: ParsableCommand {
     }
   }
 
+  /// `--format`, else the extension, else PDF for standard output. A format that contradicts
+  /// the extension, or `--gray` with ESC/POS, is a usage error (64) before anything is written.
   private func outputFormat() throws -> OutputFormat {
+    let ext = output == "-" ? "" : URL(fileURLWithPath: output).pathExtension
+    let named = ext.isEmpty ? nil : OutputFormat(fileExtension: ext)
+    let chosen: OutputFormat
     if let format {
       guard let parsed = OutputFormat(rawValue: format.lowercased()) else {
         throw ValidationError(
           "unknown --format '\(format)': use one of \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))")
       }
-      return parsed
-    }
-    let ext = URL(fileURLWithPath: output).pathExtension
-    guard let parsed = OutputFormat(fileExtension: ext) else {
+      if let named, named != parsed {
+        throw ValidationError("--format \(parsed) contradicts the .\(ext) of '\(output)'; leave one out")
+      }
+      chosen = parsed
+    } else if output == "-" {
+      chosen = .pdf
+    } else if let named {
+      chosen = named
+    } else {
       throw ValidationError(
         "cannot tell the format of '\(output)': give --format or an extension: .pdf .png .pwg .ras .escpos")
     }
-    return parsed
+    if gray && !chosen.isRaster || gray && chosen == .escpos {
+      throw ValidationError(
+        "--gray is for png, pwg and ras; \(chosen) is always \(chosen == .pdf ? "vector" : "1-bit")")
+    }
+    return chosen
   }
 }

@@ -7,11 +7,12 @@ struct Validate: ParsableCommand {
     abstract: "Check a template; with --data, also bind an order to it.",
     discussion: """
       Exit 0 when the template is valid, 65 with file:line:column and the problem otherwise.
-      Example: receipt validate receipt --data Templates/Examples/small.json --strict
+      Examples: receipt validate receipt --data Templates/Examples/small.json --strict
+                receipt validate tpl/shop.xml
       """
   )
 
-  @Argument(help: "Template name in the templates directory.")
+  @Argument(help: "Template: a name in the templates directory, or a file path (tpl/shop.xml).")
   var name: String = "receipt"
 
   @Option(help: "Order JSON to bind while checking.")
@@ -29,7 +30,7 @@ struct Validate: ParsableCommand {
       choice.template = name
       choice.templates = templates
       let warnings = try ReceiptEngine().validate(
-        template: name, templates: try choice.directory(), data: try data.map(readInput), strict: strict)
+        template: try choice.name(), templates: try choice.directory(), data: try data.map(readInput), strict: strict)
       for warning in warnings { try Console.out("warning: \(warning)") }
       try Console.out("\(name): valid")
     }
