@@ -1,16 +1,15 @@
 import Foundation
 public import ReceiptModel
-import Synchronization
 
 /// Lays out receipt documents: the one entry point of ReceiptLayout.
 ///
 /// Holds the font cache, HarfBuzz fonts and buffers; create one and reuse it (layout is then warm).
 /// Thread-safe: calls are serialised by an internal lock.
 public final class ReceiptLayoutEngine: Sendable {
-  private let state: Mutex<State>
+  private let state: Locked<State>
 
   // @unchecked: the font collection and layouter hold FreeType/HarfBuzz objects and caches;
-  // they are only reached through the `Mutex` below, one layout at a time.
+  // they are only reached through `state`'s lock, one layout at a time.
   final class State: @unchecked Sendable {
     let fonts: FontCollection
     let text: TextLayouter
@@ -22,14 +21,14 @@ public final class ReceiptLayoutEngine: Sendable {
 
   /// Creates an engine (loads the fontconfig configuration).
   public init() throws {
-    state = Mutex(try State())
+    state = Locked(try State())
   }
 
   /// An engine with the Latin fast itemization path switched off (tests compare both paths).
   init(fastItemization: Bool) throws {
     let state = try State()
     state.text.fastItemization = fastItemization
-    self.state = Mutex(state)
+    self.state = Locked(state)
   }
 
   /// Lays out a document into continuous pages with their cut lengths.

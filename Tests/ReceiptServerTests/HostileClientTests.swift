@@ -67,22 +67,22 @@ import Testing
     let fixture = try ServerFixture()
     let executor = fixture.server.blocking
     let release = DispatchSemaphore(value: 0)
-    // Occupy both preview threads, then fill the queue with work that waits, one at a time: a
-    // blocker queued before a thread took the previous one would find the queue full.
+    // Occupy both preview threads, then fill the queue with work that waits, one at a time (a
+    // blocker queued before a thread took the previous one would find the queue full), from a
+    // thread of our own: tasks on the cooperative pool can start late when other tests block it.
     let total = 2 + executor.capacity
-    var blockers: [Task<Void, any Error>] = []
-    var full = true
-    for i in 0..<total where full {
-      blockers.append(Task { try await executor.run { release.wait() } })
-      full = try await offPool {
+    let full = try await offPool {
+      for i in 0..<total {
+        try executor.enqueue { release.wait() }
         let deadline = Date().addingTimeInterval(30)
         func reached() -> Bool {
           let load = executor.load
           return load.running == min(i + 1, 2) && load.queued == max(0, i - 1)
         }
         while Date() < deadline, !reached() { Thread.sleep(forTimeInterval: 0.005) }
-        return reached()
+        guard reached() else { return false }
       }
+      return true
     }
     defer {
       if !full { for _ in 0..<total { release.signal() } }
@@ -99,7 +99,12 @@ import Testing
       }
     }
     for _ in 0..<total { release.signal() }
-    for blocker in blockers { try await blocker.value }
+    let drained = try await offPool {
+      let deadline = Date().addingTimeInterval(30)
+      while Date() < deadline, executor.load != (0, 0) { Thread.sleep(forTimeInterval: 0.01) }
+      return executor.load == (0, 0)
+    }
+    #expect(drained, "the blockers finished: \(executor.load)")
   }
 
   @Test func aBlockingExecutorRefusesWorkBeyondItsQueue() async throws {

@@ -47,17 +47,24 @@ final class BlockingExecutor: Sendable {
   /// Runs `body` on one of the executor's threads and returns its result.
   func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-      let accepted = state.withLock { state -> Bool in
-        guard !state.stopped, state.queue.count < capacity else { return false }
-        state.queue.append { continuation.resume(with: Result { try body() }) }
-        return true
-      }
-      if accepted {
-        wake.signal()
-      } else {
-        continuation.resume(throwing: Full())
+      do {
+        try enqueue { continuation.resume(with: Result { try body() }) }
+      } catch {
+        continuation.resume(throwing: error)
       }
     }
+  }
+
+  /// Queues `work` for the executor's threads without waiting for it; throws ``Full`` when the
+  /// queue is full (or the executor stopped).
+  func enqueue(_ work: @escaping @Sendable () -> Void) throws {
+    let accepted = state.withLock { state -> Bool in
+      guard !state.stopped, state.queue.count < capacity else { return false }
+      state.queue.append(work)
+      return true
+    }
+    guard accepted else { throw Full() }
+    wake.signal()
   }
 
   /// Work running and work waiting.
