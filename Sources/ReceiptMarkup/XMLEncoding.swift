@@ -78,19 +78,26 @@ enum XMLEncoding {
   static func spacingEmptyInstructions(_ data: Data) -> Data {
     let bytes = [UInt8](data)
     let lt = UInt8(ascii: "<"), question = UInt8(ascii: "?"), gt = UInt8(ascii: ">")
-    func starts(_ prefix: String, at i: Int) -> Bool {
-      let p = Array(prefix.utf8)
-      return i + p.count <= bytes.count && Array(bytes[i..<i + p.count]) == p
+    func starts(_ prefix: StaticString, at i: Int) -> Bool {
+      let count = prefix.utf8CodeUnitCount
+      guard i + count <= bytes.count else { return false }
+      return (0..<count).allSatisfy { bytes[i + $0] == prefix.utf8Start[$0] }
     }
-    func skip(to end: String, from i: Int) -> Int {
+    /// The index after the first `end` at or after `i` (the end of the input if there is none).
+    func skip(to end: StaticString, from i: Int) -> Int {
       var j = i
-      while j < bytes.count, !starts(end, at: j) { j += 1 }
-      return min(bytes.count, j + end.utf8.count)
+      while j < bytes.count, !(bytes[j] == end.utf8Start[0] && starts(end, at: j)) { j += 1 }
+      return min(bytes.count, j + end.utf8CodeUnitCount)
     }
     var out: [UInt8] = []
     out.reserveCapacity(bytes.count + 8)
     var i = 0
     while i < bytes.count {
+      guard bytes[i] == lt, i + 1 < bytes.count else {
+        out.append(bytes[i])
+        i += 1
+        continue
+      }
       if starts("<!--", at: i) {
         let end = skip(to: "-->", from: i + 4)
         out += bytes[i..<end]
@@ -99,7 +106,7 @@ enum XMLEncoding {
         let end = skip(to: "]]>", from: i + 9)
         out += bytes[i..<end]
         i = end
-      } else if bytes[i] == lt, i + 1 < bytes.count, bytes[i + 1] == question {
+      } else if bytes[i + 1] == question {
         var j = i + 2
         while j < bytes.count, ![0x20, 0x09, 0x0A, 0x0D, question, gt].contains(bytes[j]) { j += 1 }
         out += bytes[i..<j]

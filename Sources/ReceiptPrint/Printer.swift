@@ -61,7 +61,7 @@ public struct PrinterCapabilities: Sendable, Equatable {
 }
 
 /// A printer's state with its reasons.
-public struct PrinterStatus: Sendable, Equatable {
+public struct PrinterStatus: Sendable, Equatable, ExplainedState {
   public var state: PrinterState
   /// IPP `printer-state-reasons` without `none` (`media-empty`, `paused`, …).
   public var reasons: [String]
@@ -76,12 +76,6 @@ public struct PrinterStatus: Sendable, Equatable {
     self.reasons = reasons
     self.message = message
     self.acceptingJobs = acceptingJobs
-  }
-
-  /// The message and reasons in one line, or `fallback`.
-  public func explanation(or fallback: String) -> String {
-    let parts = ([message] + reasons).filter { !$0.isEmpty }
-    return parts.isEmpty ? fallback : parts.joined(separator: ", ")
   }
 }
 

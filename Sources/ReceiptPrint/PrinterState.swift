@@ -43,8 +43,22 @@ public enum JobState: String, Sendable, Codable, CaseIterable {
   public var isFinal: Bool { [.completed, .canceled, .aborted, .stopped].contains(self) }
 }
 
+/// A state with a message and reasons (a printer's or a job's), said in one line.
+public protocol ExplainedState {
+  var message: String { get }
+  var reasons: [String] { get }
+}
+
+extension ExplainedState {
+  /// The message and reasons in one line, or `fallback` when there are none.
+  public func explanation(or fallback: String) -> String {
+    let parts = ([message] + reasons).filter { !$0.isEmpty }
+    return parts.isEmpty ? fallback : parts.joined(separator: ", ")
+  }
+}
+
 /// Where a job is, with the reasons the printer gives.
-public struct JobStatus: Sendable, Equatable {
+public struct JobStatus: Sendable, Equatable, ExplainedState {
   /// The printer's job id (CUPS job id).
   public var id: Int
   public var state: JobState
@@ -62,10 +76,4 @@ public struct JobStatus: Sendable, Equatable {
 
   /// Whether the wait for the job is over.
   public var isFinal: Bool { state.isFinal }
-
-  /// The message and reasons in one line, or `fallback` when there are none.
-  public func explanation(or fallback: String) -> String {
-    let parts = ([message] + reasons).filter { !$0.isEmpty }
-    return parts.isEmpty ? fallback : parts.joined(separator: ", ")
-  }
 }

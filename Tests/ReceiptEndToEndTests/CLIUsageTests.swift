@@ -43,8 +43,14 @@ import Testing
     let result = try Tool.run(receipt, ["render", order, "--templates", templates.path, "-o", "-"])
     #expect(result.status == 0, "\(result.stderr)")
     let file = try Tool.temporaryDirectory().appendingPathComponent("stdout.pdf")
-    try Data(result.stdout.utf8).write(to: file)
-    #expect(result.stdout.hasPrefix("%PDF-"))
+    try result.output.write(to: file)
+    // poppler reads the bytes as a PDF with the order in it.
+    #expect(try Tool.run("pdfinfo", [file.path]).stdout.contains("Pages:           1"))
+    #expect(try Tool.run("pdftotext", [file.path, "-"]).stdout.contains("Total"))
+    // --format still wins on standard output.
+    let escpos = try Tool.run(
+      receipt, ["render", order, "--templates", templates.path, "-o", "-", "--format", "escpos"])
+    #expect(escpos.status == 0 && escpos.output.starts(with: [0x1B, 0x40]), "ESC @ first")
   }
 
   @Test func contradictionsAreUsageErrorsBeforeAnythingIsWritten() throws {

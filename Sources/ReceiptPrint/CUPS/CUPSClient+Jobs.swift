@@ -36,7 +36,7 @@ extension CUPSClient {
     if status.state.isActive, status.state != .processing {
       let now = try self.queue(named: queue)
       if now.state == .stopped {
-        status.reasons += ["printer-stopped"] + now.stateReasons.filter { $0 != "none" && $0 != "paused" }
+        status.reasons += ["printer-stopped"] + now.stateReasons.filter { $0 != "paused" }
         if status.message.isEmpty { status.message = now.stateMessage }
       }
     }

@@ -145,7 +145,7 @@ extension ReceiptServer {
   private func printerState(_ target: PrinterTarget) -> (String, [String]) {
     do {
       let status = try engine.openPrinter(target.address, server: target.server).status()
-      let reasons = (status.reasons.filter { $0 != "none" } + [status.message]).filter { !$0.isEmpty }
+      let reasons = (status.reasons + [status.message]).filter { !$0.isEmpty }
       return (status.acceptingJobs ? status.state.rawValue : "rejecting", reasons)
     } catch let error as ReceiptError {
       return (error.isPermanent ? "missing" : "unreachable", [error.message])

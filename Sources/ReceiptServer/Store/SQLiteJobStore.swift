@@ -262,11 +262,11 @@ public final class SQLiteJobStore: JobStore, Sendable {
   }
 
   public func requeue(_ id: String, now: Date) throws {
-    try update(id) { job in
+    let job = try update(id) { job in
       job.state = .queued
       job.updatedAt = now
     }
-    if let job = try job(id) { notify(job.printer) }
+    if let job { notify(job.printer) }
   }
 
   public func counts() throws -> [String: [String: Int]] {
@@ -282,11 +282,14 @@ public final class SQLiteJobStore: JobStore, Sendable {
     }
   }
 
-  private func update(_ id: String, _ change: (inout Job) -> Void) throws {
+  /// Changes a job in one write transaction; returns it as stored, nil if there is none.
+  @discardableResult
+  private func update(_ id: String, _ change: (inout Job) -> Void) throws -> Job? {
     try write { db in
-      guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return }
+      guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return nil }
       change(&job)
       try job.update(db)
+      return job
     }
   }
 }

@@ -1,0 +1,59 @@
+import Foundation
+import ReceiptKit
+import ReceiptTestSupport
+import Synchronization
+import Testing
+
+@testable import ReceiptServer
+
+/// Idle workers sleep until the store says a printer has work: every change that can give a
+/// printer work must say so (a missing one leaves a job unprinted until some other job comes),
+/// and a head waiting for its retry says when it is due.
+@Suite struct WorkSignalTests {
+  @Test func everyChangeThatGivesAPrinterWorkIsReported() async throws {
+    let fixture = try ServerFixture()
+    let store = fixture.server.store
+    let seen = Mutex<[String]>([])
+    store.observeWork { printer in seen.withLock { $0.append(printer) } }
+    func take() -> [String] {
+      seen.withLock { names in
+        defer { names = [] }
+        return names
+      }
+    }
+    let order = Data(#"{"items": [{"name": "Tea", "price": "2.50"}], "id": 820982911946154508}"#.utf8)
+    let request = JobRequest(printer: "archive", template: "receipt", data: order)
+
+    let first = try store.submit(request, idempotencyKey: nil, now: Date()).job
+    #expect(take() == ["archive"], "submit")
+    let (accepted, created) = try await store.accept(request, idempotencyKey: "k")
+    #expect(created && take() == ["archive"], "accept")
+    _ = try await store.accept(request, idempotencyKey: "k")
+    #expect(take().isEmpty, "a known key adds no work")
+
+    // The head fails for good, then is retried by hand.
+    let claimed = try #require(try store.claimNext(printer: "archive", now: Date()))
+    #expect(claimed.id == first.id)
+    try store.fail(first.id, error: "bad", retryAt: nil, state: .failed, now: Date())
+    _ = take()
+    _ = try store.retry(first.id, now: Date())
+    #expect(take() == ["archive"], "retry")
+
+    // A head waiting for its retry is due then; cancelling it frees the job behind at once.
+    _ = try store.claimNext(printer: "archive", now: Date())
+    let due = Date().addingTimeInterval(30)
+    try store.fail(first.id, error: "printer away", retryAt: due, state: .queued, now: Date())
+    #expect(abs(try #require(try store.nextDue(printer: "archive")).timeIntervalSince(due)) < 0.01)
+    _ = take()
+    _ = try store.cancel(first.id, now: Date())
+    #expect(take() == ["archive"], "cancel of the head")
+    #expect(try store.nextDue(printer: "archive") != nil, "the accepted job is the head now")
+
+    // A job left printing and requeued after reconciliation.
+    let head = try #require(try store.claimNext(printer: "archive", now: Date()))
+    #expect(head.id == accepted.id)
+    #expect(try store.nextDue(printer: "archive") == nil, "nothing queued at the head while it prints")
+    try store.requeue(head.id, now: Date())
+    #expect(take() == ["archive"], "requeue")
+  }
+}
