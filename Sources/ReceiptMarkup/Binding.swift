@@ -54,21 +54,17 @@ struct DataPath: Hashable, CustomStringConvertible {
   }
 }
 
-/// One `${…}` or `$path` in a string: a path and its formatters.
-struct Binding {
-  var path: DataPath
-  var formatters: [(name: String, argument: String?)]
-}
-
 /// A string with bindings, split into literal and bound parts.
 enum Interpolation {
   enum Part {
     case literal(String)
-    case binding(Binding)
+    /// A `$path` or `${expression | formatter …}`; offsets are in the whole string.
+    case binding(Expression)
   }
 
-  /// Splits `text` at `$path`, `${path | f:arg}` and `$$` (a literal `$`).
-  static func parse(_ text: String, at location: SourceLocation) throws -> [Part] {
+  /// Splits `text` at `$path`, `${expression | f:arg}` and `$$` (a literal `$`); a parse
+  /// error is placed by `locator` at the offending character.
+  static func parse(_ text: String, at locator: Locator) throws -> [Part] {
     guard text.contains("$") else { return [.literal(text)] }
     var parts: [Part] = []
     var literal = ""
@@ -85,23 +81,27 @@ enum Interpolation {
         literal.append("$")
         i += 2
       } else if next == "{" {
-        guard let close = chars[(i + 2)...].firstIndex(of: "}") else {
-          throw TemplateError(location, "'${' without a closing '}' in \"\(text)\"")
-        }
         if !literal.isEmpty { parts.append(.literal(literal)) }
         literal = ""
-        parts.append(.binding(try binding(String(chars[(i + 2)..<close]), at: location)))
-        i = close + 1
+        do {
+          let (expression, after) = try ExpressionParser.parseBraced(chars, from: i + 2)
+          parts.append(.binding(expression))
+          i = after
+        } catch {
+          throw TemplateError(locator(error.offset), error.message)
+        }
       } else if next.isLetter || next == "_" {
         var j = i + 1
         while j < chars.count, chars[j].isLetter || chars[j].isNumber || "_-.[]".contains(chars[j]) { j += 1 }
         // A sentence's full stop is not part of the path.
         while j > i + 1, chars[j - 1] == "." || chars[j - 1] == "-" { j -= 1 }
         let pathText = String(chars[(i + 1)..<j])
-        guard let path = DataPath(pathText) else { throw TemplateError(location, "malformed data path '$\(pathText)'") }
+        guard let path = DataPath(pathText) else {
+          throw TemplateError(locator(i), "malformed data path '$\(pathText)'")
+        }
         if !literal.isEmpty { parts.append(.literal(literal)) }
         literal = ""
-        parts.append(.binding(Binding(path: path, formatters: [])))
+        parts.append(.binding(.path(path, at: i)))
         i = j
       } else {
         literal.append("$")
@@ -112,50 +112,12 @@ enum Interpolation {
     return parts
   }
 
-  /// Parses the inside of `${ path | name:arg | name }`.
-  static func binding(_ inside: String, at location: SourceLocation) throws -> Binding {
-    let pieces = splitOutsideQuotes(inside, by: "|")
-    let pathText = pieces[0].trimmingCharacters(in: .whitespaces)
-    let bare = pathText.hasPrefix("$") ? String(pathText.dropFirst()) : pathText
-    guard let path = DataPath(bare) else { throw TemplateError(location, "malformed data path '\(pathText)'") }
-    var formatters: [(String, String?)] = []
-    for piece in pieces.dropFirst() {
-      let spec = piece.trimmingCharacters(in: .whitespaces)
-      if let colon = spec.firstIndex(of: ":") {
-        var argument = spec[spec.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        if argument.count >= 2, let q = argument.first, q == "'" || q == "\"", argument.last == q {
-          argument = String(argument.dropFirst().dropLast())
-        }
-        formatters.append((String(spec[..<colon]), argument))
-      } else {
-        formatters.append((spec, nil))
-      }
+  /// Parses a whole attribute (`test`, `items`) as one expression; `${…}` around it is allowed.
+  static func expression(_ text: String, at locator: Locator) throws -> Expression {
+    do {
+      return try ExpressionParser.parse(text)
+    } catch {
+      throw TemplateError(locator(error.offset), error.message)
     }
-    for (name, _) in formatters where !ValueFormatter.names.contains(name) {
-      throw TemplateError(location, unknown("formatter", name, among: ValueFormatter.names))
-    }
-    return Binding(path: path, formatters: formatters)
-  }
-
-  static func splitOutsideQuotes(_ text: String, by separator: Character) -> [String] {
-    var parts: [String] = []
-    var current = ""
-    var quote: Character?
-    for c in text {
-      if let q = quote {
-        if c == q { quote = nil }
-        current.append(c)
-      } else if c == "'" || c == "\"" {
-        quote = c
-        current.append(c)
-      } else if c == separator {
-        parts.append(current)
-        current = ""
-      } else {
-        current.append(c)
-      }
-    }
-    parts.append(current)
-    return parts
   }
 }

@@ -1,25 +1,43 @@
 import Foundation
 
-/// `@key` lookups in `Strings/<locale>.json` (then the language alone, e.g. `de` for `de_AT`);
-/// a missing key renders as the key itself so it is visible on the receipt.
+/// `@key` lookups in `Strings/*.json`, falling back from the receipt's locale to its language
+/// (`de_AT` → `de`), then to the template's own locale and its language, then to English, and
+/// last to the key itself (printed, so a gap is visible).
 struct LocalizedStrings {
   private var table: [String: String] = [:]
   private(set) var missing: Set<String> = []
+  /// Strings files the receipt's locale would use but the directory lacks.
+  private(set) var missingFiles: [String] = []
+  /// Whether any `@key` was looked up (warnings about files only matter then).
+  private(set) var used = false
 
-  init(directory: URL, locale: Locale) {
-    let identifier = locale.identifier.replacingOccurrences(of: "-", with: "_")
-    let language = locale.language.languageCode?.identifier ?? identifier
-    for name in [language, identifier] where !name.isEmpty {
+  init(directory: URL, locale: Locale, templateLocale: Locale? = nil) {
+    func names(_ locale: Locale) -> [String] {
+      let identifier = locale.identifier.replacingOccurrences(of: "-", with: "_")
+      let language = locale.language.languageCode?.identifier ?? identifier
+      return identifier == language ? [identifier] : [identifier, language]
+    }
+    let own = names(locale)
+    var chain = own + (templateLocale.map(names) ?? []) + ["en"]
+    chain = chain.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+    var found: [String] = []
+    for name in chain.reversed() {  // most specific last, so it wins
       let url = directory.appendingPathComponent("Strings").appendingPathComponent("\(name).json")
       if let data = try? Data(contentsOf: url),
         let object = try? JSONSerialization.jsonObject(with: data) as? [String: String]
       {
         table.merge(object) { _, specific in specific }
+        found.append(name)
       }
     }
+    if !own.contains(where: found.contains) { missingFiles = own.map { "Strings/\($0).json" } }
   }
 
+  /// The string for a key, if the table has one (no warning otherwise).
+  func lookupIfPresent(_ key: String) -> String? { table[key] }
+
   mutating func lookup(_ key: String) -> String {
+    used = true
     if let value = table[key] { return value }
     missing.insert(key)
     return key
@@ -46,6 +64,24 @@ struct LocalizedStrings {
         out.append(chars[i])
         i += 1
       }
+    }
+    return out
+  }
+
+  /// The warnings: one per missing Strings file of the receipt's locale (when strings are used),
+  /// and one naming the keys no file has.
+  var warnings: [String] {
+    var out: [String] = []
+    if used, !missingFiles.isEmpty {
+      out.append(
+        "no \(missingFiles.joined(separator: " or ")) in the templates directory; strings fall back to the template's locale, then English"
+      )
+    }
+    if !missing.isEmpty {
+      let keys = missing.sorted().map { "@\($0)" }.joined(separator: ", ")
+      out.append(
+        "no translation for \(keys) in any Strings file; \(missing.count == 1 ? "it prints as its key" : "they print as their keys")"
+      )
     }
     return out
   }

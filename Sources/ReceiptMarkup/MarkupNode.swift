@@ -3,7 +3,8 @@ final class MarkupNode {
   /// Content of an element in document order.
   enum Child {
     case element(MarkupNode)
-    case text(String, SourceLocation)
+    /// Text and a locator for its characters (the location is where the text starts).
+    case text(String, Locator)
   }
 
   let name: String
@@ -11,15 +12,21 @@ final class MarkupNode {
   let attributes: [(name: String, value: String)]
   var children: [Child] = []
   let location: SourceLocation
+  /// Where each attribute's value starts, to place tokens inside it.
+  private let valueLocators: [String: Locator]
 
-  init(name: String, attributes: [String: String], location: SourceLocation) {
+  init(name: String, attributes: [String: String], location: SourceLocation, valueLocators: [String: Locator] = [:]) {
     self.name = name
     self.attributes = attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     self.location = location
+    self.valueLocators = valueLocators
   }
 
   /// The value of an attribute.
   func attribute(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
+
+  /// A locator for the characters of an attribute's value (the element's location if unknown).
+  func locator(_ attribute: String) -> Locator { valueLocators[attribute] ?? Locator(location) }
 
   /// Child elements only.
   var elements: [MarkupNode] {

@@ -20,7 +20,7 @@ enum MarkupParser {
     }
     let data = XMLEncoding.spacingEmptyInstructions(try XMLEncoding.utf8(data, file: file))
     try refuseDeclarations(data, file: file)
-    let delegate = Delegate(file: file)
+    let delegate = Delegate(source: SourceText(String(decoding: data, as: UTF8.self), file: file))
     let parser = XMLParser(data: data)
     parser.shouldResolveExternalEntities = false
     parser.shouldProcessNamespaces = false
@@ -64,13 +64,17 @@ enum MarkupParser {
 
   private final class Delegate: NSObject, XMLParserDelegate {
     let file: String
+    let source: SourceText
     weak var parser: XMLParser?
     var root: MarkupNode?
     var stack: [MarkupNode] = []
     var instructions: [ProcessingInstruction] = []
     var error: TemplateError?
 
-    init(file: String) { self.file = file }
+    init(source: SourceText) {
+      self.source = source
+      file = source.file
+    }
 
     var location: SourceLocation {
       SourceLocation(file: file, line: parser?.lineNumber ?? 0, column: parser?.columnNumber ?? 0)
@@ -84,7 +88,11 @@ enum MarkupParser {
         fail(TemplateError(location, "elements nest deeper than \(MarkupParser.maxDepth) levels"))
         return
       }
-      let node = MarkupNode(name: name, attributes: attributes, location: location)
+      let here = source.point(line: parser.lineNumber, column: parser.columnNumber)
+      let starts = attributes.isEmpty ? [:] : source.attributeValueStarts(ofTagEndingAt: here)
+      let node = MarkupNode(
+        name: name, attributes: attributes, location: location,
+        valueLocators: starts.mapValues { Locator(source: source, start: $0) })
       if let parent = stack.last { parent.children.append(.element(node)) } else { root = node }
       stack.append(node)
     }
@@ -122,7 +130,9 @@ enum MarkupParser {
       if case .text(let previous, let start)? = node.children.last {
         node.children[node.children.count - 1] = .text(previous + string, start)
       } else {
-        node.children.append(.text(string, location))
+        let end = source.point(line: parser?.lineNumber ?? 0, column: parser?.columnNumber ?? 0)
+        let start = source.start(ofRunEndingAt: end, count: string.count)
+        node.children.append(.text(string, Locator(source: source, start: start)))
       }
     }
 

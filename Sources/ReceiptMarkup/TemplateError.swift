@@ -5,6 +5,8 @@ public struct TemplateError: Error, CustomStringConvertible, Equatable, Sendable
   public var line: Int
   public var column: Int
   public var message: String
+  /// Warnings found before the error while binding (they often explain it).
+  public var warnings: [String] = []
 
   /// Creates an error; line and column 0 mean "the whole file".
   public init(file: String, line: Int = 0, column: Int = 0, message: String) {

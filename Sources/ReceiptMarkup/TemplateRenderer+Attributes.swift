@@ -15,7 +15,7 @@ enum Vocabulary {
   static let elements: [String: Set<String>] = [
     "receipt": textStyle.union(paragraph).union([
       "paper", "dpi", "margin", "margin-top", "margin-bottom", "margin-left", "margin-right", "title", "locale",
-      "currency", "timezone",
+      "currency", "timezone", "rounding",
     ]),
     "fragment": [],
     "column": textStyle.union(paragraph).union(["spacing", "grid"]),
@@ -31,6 +31,7 @@ enum Vocabulary {
     "drawer": ["pin"],
     "repeat": ["items", "as"],
     "if": ["test"],
+    "elseif": ["test"],
     "else": [],
     "include": ["template"],
   ]
@@ -97,6 +98,7 @@ extension TemplateRenderer {
   /// The effective attributes of an element, checked against what it accepts.
   func attributes(of node: MarkupNode, allowed: Set<String>, scope: Scope) throws -> Attributes {
     var values: [String: String] = [:]
+    var fromClass: Set<String> = []
     if let classes = node.attribute("class") {
       let properties = try styles.properties(for: classes, at: node.location)
       for (key, value) in properties {
@@ -105,6 +107,7 @@ extension TemplateRenderer {
             node.location, "a class applied to <\(node.name)> sets '\(key)', which <\(node.name)> does not take")
         }
         values[key] = value
+        fromClass.insert(key)
       }
     }
     for (name, raw) in node.attributes where name != "class" {
@@ -112,8 +115,12 @@ extension TemplateRenderer {
         throw TemplateError(node.location, unknown("attribute", name, among: Array(allowed)) + " on <\(node.name)>")
       }
       values[name] = raw
+      fromClass.remove(name)
     }
-    for (name, raw) in values { values[name] = try evaluate(raw, scope: scope, at: node.location, localize: true) }
+    for (name, raw) in values {
+      let locator = fromClass.contains(name) ? Locator(node.location) : node.locator(name)
+      values[name] = try evaluate(raw, scope: scope, at: locator, localize: true)
+    }
     return Attributes(values: values, location: node.location, element: node.name)
   }
 

@@ -16,10 +16,10 @@ extension TemplateRenderer {
     for child in children {
       let node: MarkupNode
       switch child {
-      case .text(let text, let location):
+      case .text(let text, let locator):
         guard !text.allSatisfy(\.isWhitespace) else { continue }
         throw TemplateError(
-          location,
+          locator(text.prefix { $0.isWhitespace }.count),
           "text must be inside <text>: wrap \"\(text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(30))\" in <text>…</text>"
         )
       case .element(let e): node = e
@@ -31,20 +31,31 @@ extension TemplateRenderer {
           "the template expands to more than \(Self.maxExpandedElements) elements (includes and repeats multiply); simplify it"
         )
       }
-      defer { if node.name != "if" { lastIf = nil } }
+      defer { if node.name != "if", node.name != "elseif" { lastIf = nil } }
       switch node.name {
       case "repeat":
         out += try repeatElement(node, scope: scope, style: style, inRow: inRow)
-      case "if":
-        try checkNames(node, allowed: Vocabulary.elements["if"]!)
-        guard let test = node.attribute("test") else { throw TemplateError(node.location, "<if> needs test=\"$path\"") }
-        let passed = try self.test(test, scope: scope, at: node.location)
-        if passed { out += try expand(node.children, scope: scope, style: style, inRow: inRow) }
-        lastIf = passed
+      case "if", "elseif":
+        try checkNames(node, allowed: Vocabulary.elements[node.name]!)
+        if node.name == "elseif", lastIf == nil {
+          throw TemplateError(node.location, "<elseif> must follow an <if> or another <elseif>")
+        }
+        guard let test = node.attribute("test") else {
+          throw TemplateError(node.location, "<\(node.name)> needs test=\"…\" (e.g. test=\"$total > 0\")")
+        }
+        let earlier = node.name == "elseif" && lastIf == true
+        // Without data (validation) every branch is expanded, so every branch is checked.
+        let passed = try self.test(test, scope: scope, at: node.locator("test"))
+        if placeholders || (!earlier && passed) {
+          out += try expand(node.children, scope: scope, style: style, inRow: inRow)
+        }
+        lastIf = earlier || passed
       case "else":
-        guard let previous = lastIf else { throw TemplateError(node.location, "<else> must follow an <if>") }
+        guard let previous = lastIf else {
+          throw TemplateError(node.location, "<else> must follow an <if> or <elseif>")
+        }
         try checkNames(node, allowed: [])
-        if !previous { out += try expand(node.children, scope: scope, style: style, inRow: inRow) }
+        if placeholders || !previous { out += try expand(node.children, scope: scope, style: style, inRow: inRow) }
       case "include":
         out += try include(node, scope: scope, style: style, inRow: inRow)
       default:
@@ -55,24 +66,30 @@ extension TemplateRenderer {
   }
 
   private func repeatElement(_ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool) throws -> [Placed] {
-    guard let itemsText = node.attribute("items"), itemsText.hasPrefix("$"),
-      let path = DataPath(String(itemsText.dropFirst()))
-    else { throw TemplateError(node.location, "<repeat> needs items=\"$path.to.array\"") }
     try checkNames(node, allowed: Vocabulary.elements["repeat"]!)
-    let name = node.attribute("as") ?? "item"
-    guard name.first?.isLetter == true, name != "order", name != "loop" else {
-      throw TemplateError(node.location, "as=\"\(name)\" must be a name (not order or loop)")
+    guard let itemsText = node.attribute("items"), !itemsText.isEmpty else {
+      throw TemplateError(
+        node.location, "<repeat> needs items=\"$path.to.array\" (or an expression such as ${items | where:'…'})")
     }
+    let name = node.attribute("as") ?? "item"
+    guard name.first?.isLetter == true, name != "order", name != "loop", name != "it" else {
+      throw TemplateError(node.location, "as=\"\(name)\" must be a name (not order, loop or it)")
+    }
+    let (expression, locator) = try parsedExpression(itemsText, at: node.locator("items"))
+    var missing: [DataPath] = []
     let items: [JSONValue]
-    switch scope.value(at: path) {
+    switch try evaluate(expression, scope: scope, at: locator, missing: &missing) {
     case .array(let a)?: items = a
     case nil, .null?:
-      if placeholders { return [] }
-      if options.strict { throw TemplateError(node.location, "no array at $\(path) in the order data") }
-      warnings.append("\(node.location): no array at $\(path); repeated nothing")
+      // Without data the body is expanded once, with an empty item, so it is checked too.
+      if placeholders { items = [.object([:])]; break }
+      let what = expression.plainPath.map { "$\($0)" } ?? "'\(itemsText)'"
+      if options.strict { throw TemplateError(node.location, "no array at \(what) in the order data") }
+      warnings.append("\(node.location): no array at \(what); repeated nothing")
       return []
-    default:
-      throw TemplateError(node.location, "$\(path) is not an array; <repeat> needs one")
+    case let other?:
+      let what = expression.plainPath.map { "$\($0)" } ?? "'\(itemsText)'"
+      throw TemplateError(node.location, "\(what) is \(other.kind), not an array; <repeat> needs one")
     }
     var out: [Placed] = []
     for (index, item) in items.enumerated() {
@@ -201,8 +218,9 @@ extension TemplateRenderer {
     for child in node.children {
       switch child {
       case .element(let e): throw TemplateError(e.location, "<\(node.name)> takes no elements inside")
-      case .text(let t, let location) where !t.allSatisfy(\.isWhitespace):
-        throw TemplateError(location, "<\(node.name)> takes no text inside; use attributes")
+      case .text(let t, let locator) where !t.allSatisfy(\.isWhitespace):
+        throw TemplateError(
+          locator(t.prefix { $0.isWhitespace }.count), "<\(node.name)> takes no text inside; use attributes")
       default: continue
       }
     }

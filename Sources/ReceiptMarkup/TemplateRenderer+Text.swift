@@ -18,17 +18,17 @@ extension TemplateRenderer {
   ) throws {
     for child in children {
       switch child {
-      case .text(let raw, let location):
-        for part in try Interpolation.parse(raw, at: location) {
+      case .text(let raw, let locator):
+        for part in try interpolation(raw, at: locator) {
           switch part {
           case .literal(let s): builder.appendCollapsing(strings.localize(s), attributes)
           case .binding(let b):
-            builder.appendVerbatim(try value(of: b, scope: scope, at: location, isolate: true), attributes)
+            builder.appendVerbatim(try value(of: b, scope: scope, at: locator, isolate: true), attributes)
           }
         }
       case .element(let e):
         guard let allowed = Vocabulary.inline[e.name] else {
-          if e.name == "repeat" || e.name == "if" {
+          if ["repeat", "if", "elseif", "else"].contains(e.name) {
             throw TemplateError(e.location, "<\(e.name)> inside <text> is not supported; put it around the <text>")
           }
           throw TemplateError(

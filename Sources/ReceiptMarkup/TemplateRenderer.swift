@@ -33,7 +33,7 @@ extension TemplateLibrary {
   {
     let order = try JSONValue.parseOrder(data)
     let renderer = TemplateRenderer(library: self, order: order, options: options)
-    return try renderer.render(name)
+    return try renderer.renderKeepingWarnings(name)
   }
 
   /// Checks a template: XML, elements, attributes, classes and includes, binding the given data
@@ -44,7 +44,7 @@ extension TemplateLibrary {
       library: self, order: order, options: TemplateOptions(strict: strict && data != nil))
     // Without data, bindings get a neutral "0" so only the template itself is judged.
     renderer.placeholders = data == nil
-    return try renderer.render(name).warnings
+    return try renderer.renderKeepingWarnings(name).warnings
   }
 }
 
@@ -76,6 +76,11 @@ final class TemplateRenderer {
   var includeStack: [String] = []
   /// Missing values bind "0" silently (validating a template without data).
   var placeholders = false
+  /// Parsed strings and expressions by their text (a repeat body is parsed once).
+  var interpolationCache: [String: [Interpolation.Part]] = [:]
+  var expressionCache: [String: (Expression, Int)] = [:]
+  /// Per-element expression evaluations so far (bounded).
+  var elementEvaluations = 0
 
   init(library: TemplateLibrary, order: JSONValue, options: TemplateOptions) {
     self.library = library
@@ -84,6 +89,16 @@ final class TemplateRenderer {
     let locale = Locale(identifier: options.locale ?? order["locale"]?.text ?? "en_US")
     strings = LocalizedStrings(directory: library.directory, locale: locale)
     formatter = ValueFormatter(locale: locale, timeZone: options.timeZone, defaultCurrency: order["currency"]?.text)
+  }
+
+  /// Renders; an error carries the warnings found before it.
+  func renderKeepingWarnings(_ name: String) throws -> RenderedTemplate {
+    do {
+      return try render(name)
+    } catch var error as TemplateError {
+      error.warnings = warnings + strings.warnings
+      throw error
+    }
   }
 
   func render(_ name: String) throws -> RenderedTemplate {
@@ -95,19 +110,24 @@ final class TemplateRenderer {
     try readStyleSheets(document)
     let scope = Scope(root: order)
     let a = try attributes(of: root, allowed: Vocabulary.elements["receipt"]!, scope: scope)
-    // The locale: options, then the order, then the template.
-    if options.locale == nil, order["locale"] == nil, let locale = a["locale"] {
-      strings = LocalizedStrings(directory: library.directory, locale: Locale(identifier: locale))
-      formatter = ValueFormatter(
-        locale: Locale(identifier: locale), timeZone: formatter.timeZone, defaultCurrency: formatter.defaultCurrency)
+    // The locale: options, then the order, then the template; every one of them must be known.
+    var templateLocale: Locale?
+    if let t = a["locale"] {
+      templateLocale = try TemplateLocale.checked(t, source: "locale on <receipt>", at: a.location)
     }
-    if let currency = a["currency"], order["currency"] == nil {
-      formatter = ValueFormatter(locale: formatter.locale, timeZone: formatter.timeZone, defaultCurrency: currency)
+    let locale: Locale
+    if let o = options.locale {
+      locale = try TemplateLocale.checked(o, source: "the requested locale", at: nil)
+    } else if let o = order["locale"] {
+      locale = try TemplateLocale.checked(o.text, source: "the order's \"locale\"", at: nil)
+    } else {
+      locale = templateLocale ?? Locale(identifier: "en_US")
     }
-    if let zone = a["timezone"] {
-      guard let tz = TimeZone(identifier: zone) else { throw TemplateError(a.location, "unknown time zone '\(zone)'") }
-      formatter = ValueFormatter(locale: formatter.locale, timeZone: tz, defaultCurrency: formatter.defaultCurrency)
-    }
+    strings = LocalizedStrings(directory: library.directory, locale: locale, templateLocale: templateLocale)
+    formatter = ValueFormatter(locale: locale, timeZone: formatter.timeZone, defaultCurrency: formatter.defaultCurrency)
+    if let currency = a["currency"], order["currency"] == nil { formatter.defaultCurrency = currency }
+    if let zone = a["timezone"] { formatter.displayZone = try ValueFormatter.zone(zone, at: a.location) }
+    if let rounding = try a.choice("rounding", RoundingMode.self) { formatter.rounding = rounding }
     let language = formatter.locale.language.languageCode?.identifier ?? ""
     rightToLeftLocale = ["ar", "he", "fa", "ur", "yi"].contains(language)
     let setup = try options.pageSetup ?? pageSetup(a)
@@ -118,7 +138,7 @@ final class TemplateRenderer {
     try apply(a, to: &style.text)
     try apply(a, to: &style.paragraph)
     let blocks = try expand(root.children, scope: scope, style: style, inRow: false).map(\.block)
-    for key in strings.missing.sorted() { warnings.append("no translation for @\(key); it prints as '\(key)'") }
+    warnings += strings.warnings
     let title = a["title"] ?? name
     return RenderedTemplate(
       document: ReceiptDocument(pageSetup: setup, blocks: blocks, title: title), warnings: warnings)
@@ -171,79 +191,46 @@ final class TemplateRenderer {
   // MARK: - Bindings
 
   /// The text of a string with its bindings evaluated and (optionally) `@key`s localized.
-  func evaluate(_ text: String, scope: Scope, at location: SourceLocation, localize: Bool) throws -> String {
+  func evaluate(_ text: String, scope: Scope, at locator: Locator, localize: Bool) throws -> String {
     var out = ""
-    for part in try Interpolation.parse(text, at: location) {
+    for part in try interpolation(text, at: locator) {
       switch part {
       case .literal(let s): out += localize ? strings.localize(s) : s
-      case .binding(let b): out += try value(of: b, scope: scope, at: location, isolate: false)
+      case .binding(let b): out += try value(of: b, scope: scope, at: locator, isolate: false)
       }
     }
     return out
   }
 
+  /// A string's parts, parsed once per template text.
+  func interpolation(_ text: String, at locator: Locator) throws -> [Interpolation.Part] {
+    if let parts = interpolationCache[text] { return parts }
+    let parts = try Interpolation.parse(text, at: locator)
+    interpolationCache[text] = parts
+    return parts
+  }
+
   /// A binding's formatted value; missing data is an error in strict mode, else empty with a warning.
   /// `isolate` wraps it for printing in right-to-left receipts (not for attribute values).
-  func value(of binding: Binding, scope: Scope, at location: SourceLocation, isolate: Bool) throws -> String {
-    let raw = scope.value(at: binding.path)
-    let hasDefault = binding.formatters.contains { $0.name == "default" }
-    if placeholders, raw == nil || raw == .null { return "0" }  // formatter names were checked when parsed
-    if raw == nil || raw == .null, !hasDefault {
-      let message = "no value at $\(binding.path) in the order data"
+  func value(of expression: Expression, scope: Scope, at locator: Locator, isolate: Bool) throws -> String {
+    var missing: [DataPath] = []
+    let result = try evaluate(expression, scope: scope, at: locator, missing: &missing)
+    if placeholders, result == nil || result == .null { return "0" }
+    guard let result, result != .null else {
+      let path = missing.first.map { "$\($0)" } ?? "the expression"
+      let location = locator(expression.offset)
+      let message = "no value at \(path) in the order data"
       if options.strict {
-        throw TemplateError(location, message + "; add it, or write ${\(binding.path) | default:'…'}")
+        let fix = missing.first.map { "${\($0) | default:'…'}" } ?? "${… | default:'…'}"
+        throw TemplateError(location, message + "; add it, or write \(fix)")
       }
       warnings.append("\(location): \(message); printed empty")
       return ""
     }
-    let text =
-      try formatter.format(
-        raw, with: binding.formatters, resolve: { DataPath($0).flatMap(scope.value(at:)) }, at: location) ?? ""
+    let text = result.text
     // In right-to-left receipts every value is a first-strong isolate: "+971 4 123 4567" and
     // "$9.99" stay left-to-right units, Arabic data stays right-to-left.
     return isolate && rightToLeftLocale && !text.isEmpty ? "\u{2068}\(text)\u{2069}" : text
-  }
-
-  /// Evaluates an `if` test: `$path`, `!$path`, or `$path OP value` with ==, !=, <, <=, >, >=.
-  func test(_ expression: String, scope: Scope, at location: SourceLocation) throws -> Bool {
-    let e = expression.trimmingCharacters(in: .whitespaces)
-    for op in ["==", "!=", "<=", ">=", "<", ">"] {
-      guard let range = e.range(of: " \(op) ") ?? e.range(of: op) else { continue }
-      let lhs = try operand(String(e[..<range.lowerBound]), scope: scope, at: location)
-      let rhs = try operand(String(e[range.upperBound...]), scope: scope, at: location)
-      if let l = lhs?.number, let r = rhs?.number { return Self.compare(l, r, op) }
-      return Self.compare(lhs?.text ?? "", rhs?.text ?? "", op)
-    }
-    if e.hasPrefix("!") { return try !test(String(e.dropFirst()), scope: scope, at: location) }
-    return try operand(e, scope: scope, at: location)?.isTruthy ?? false
-  }
-
-  /// Numbers compare as numbers, everything else as text.
-  private static func compare<T: Comparable>(_ l: T, _ r: T, _ op: String) -> Bool {
-    switch op {
-    case "==": return l == r
-    case "!=": return l != r
-    case "<": return l < r
-    case "<=": return l <= r
-    case ">": return l > r
-    default: return l >= r
-    }
-  }
-
-  private func operand(_ text: String, scope: Scope, at location: SourceLocation) throws -> JSONValue? {
-    let t = text.trimmingCharacters(in: .whitespaces)
-    if t.hasPrefix("$") {
-      guard let path = DataPath(String(t.dropFirst())) else {
-        throw TemplateError(location, "malformed data path '\(t)' in test")
-      }
-      return scope.value(at: path)
-    }
-    if t.count >= 2, let q = t.first, q == "'" || q == "\"", t.last == q {
-      return .string(String(t.dropFirst().dropLast()))
-    }
-    if let n = JSONNumber(literal: t) { return .number(n) }
-    if t == "true" || t == "false" { return .bool(t == "true") }
-    throw TemplateError(location, "'\(t)' in a test must be a $path, a number, true/false or a 'quoted string'")
   }
 }
 

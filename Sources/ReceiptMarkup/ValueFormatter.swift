@@ -1,58 +1,79 @@
 import Foundation
 
-/// Locale-aware formatting of bound values (Foundation's formatters, ICU underneath).
+/// Locale-aware formatting of bound values (Foundation's format styles, ICU underneath), exact
+/// for numbers: values are `Decimal`s, never binary floating point.
 struct ValueFormatter {
-  static let names = ["currency", "number", "percent", "date", "time", "datetime", "upper", "lower", "default"]
+  /// What a formatter takes: how many arguments, which are expressions evaluated per array
+  /// element, and how to write it (for messages).
+  struct Spec {
+    var arguments: ClosedRange<Int>
+    var expressionArguments: Set<Int> = []
+    var usage: String
+  }
+
+  static let specs: [String: Spec] = [
+    "currency": Spec(arguments: 0...1, usage: "currency or currency:EUR"),
+    "number": Spec(arguments: 0...1, usage: "number or number:2 (fraction digits)"),
+    "percent": Spec(arguments: 0...1, usage: "percent or percent:1"),
+    "round": Spec(arguments: 0...2, usage: "round:2 or round:2:half-even"),
+    "date": Spec(arguments: 0...1, usage: "date, date:short or date:yyyy-MM-dd"),
+    "time": Spec(arguments: 0...1, usage: "time or time:HH:mm"),
+    "datetime": Spec(arguments: 0...1, usage: "datetime or datetime:short"),
+    "timezone": Spec(arguments: 1...1, usage: "timezone:Europe/Berlin"),
+    "upper": Spec(arguments: 0...0, usage: "upper"),
+    "lower": Spec(arguments: 0...0, usage: "lower"),
+    "trim": Spec(arguments: 0...0, usage: "trim"),
+    "default": Spec(arguments: 1...1, usage: "default:'text'"),
+    "replace": Spec(arguments: 2...2, usage: "replace:'old':'new'"),
+    "pad": Spec(arguments: 1...3, usage: "pad:10, pad:10:right or pad:10:center:'.'"),
+    "truncate": Spec(arguments: 1...2, usage: "truncate:20 or truncate:20:'...'"),
+    "substring": Spec(arguments: 1...2, usage: "substring:0:5"),
+    "map": Spec(arguments: 1...1, usage: "map:'cash=Cash, card=Card' or map:@payment"),
+    "count": Spec(arguments: 0...0, usage: "count"),
+    "sum": Spec(arguments: 0...1, expressionArguments: [0], usage: "sum or sum:'price * quantity'"),
+    "min": Spec(arguments: 0...1, expressionArguments: [0], usage: "min or min:'price'"),
+    "max": Spec(arguments: 0...1, expressionArguments: [0], usage: "max or max:'price'"),
+    "first": Spec(arguments: 0...0, usage: "first"),
+    "last": Spec(arguments: 0...0, usage: "last"),
+    "where": Spec(arguments: 1...1, expressionArguments: [0], usage: "where:'rate == 7'"),
+    "join": Spec(arguments: 0...1, usage: "join or join:' / '"),
+  ]
 
   let locale: Locale
+  /// The zone of times without an offset (Unix seconds, `2026-11-23T14:05`).
   let timeZone: TimeZone
+  /// The template's zone: when set, every time is shown in it; otherwise a time keeps its offset.
+  var displayZone: TimeZone?
   /// Currency code when neither the formatter nor the data names one.
-  let defaultCurrency: String?
+  var defaultCurrency: String?
+  /// How `currency`, `number`, `percent` and `round` round.
+  var rounding: RoundingMode = .halfUp
 
-  /// Applies formatters in order. `resolve` looks up `$path` arguments.
-  func format(
-    _ value: JSONValue?, with formatters: [(name: String, argument: String?)], resolve: (String) -> JSONValue?,
-    at location: SourceLocation
-  ) throws -> String? {
-    var current: JSONValue? = value
-    var text: String? = value.map(\.text)
-    for (name, rawArgument) in formatters {
-      let argument = rawArgument.map { a in a.hasPrefix("$") ? (resolve(String(a.dropFirst()))?.text ?? "") : a }
-      if name == "default" {
-        if current == nil || current == .null || text == nil || text == "" {
-          text = argument ?? ""
-          current = .string(text!)
-        }
-        continue
-      }
-      guard let value = current, value != .null else { continue }  // missing stays missing
-      switch name {
-      case "upper": text = (text ?? "").uppercased(with: locale)
-      case "lower": text = (text ?? "").lowercased(with: locale)
-      case "currency", "number", "percent":
-        guard let number = value.number else {
-          throw TemplateError(location, "\(name) needs a number, but the value is \"\(value.text.prefix(40))\"")
-        }
-        guard number.isFinite, abs(number) < 1e15 || name == "number" && abs(number) < 1e300 else {
-          throw TemplateError(
-            location, "\(value.text.prefix(40)) is too large for \(name); amounts need at most 15 digits")
-        }
-        text = try formatNumber(number, style: name, argument: argument, at: location)
-      default:  // date, time, datetime
-        guard let date = Self.date(from: value) else {
-          throw TemplateError(
-            location, "\(name) needs an ISO 8601 date or Unix seconds, but the value is \"\(value.text)\"")
-        }
-        text = formatDate(date, style: name, argument: argument)
-      }
-      current = .string(text ?? "")
+  init(locale: Locale, timeZone: TimeZone, defaultCurrency: String?) {
+    self.locale = locale
+    self.timeZone = timeZone
+    self.defaultCurrency = defaultCurrency
+  }
+
+  // MARK: - Numbers
+
+  /// `currency`, `number` or `percent` of an exact number.
+  func formatNumber(_ value: JSONValue, style: String, argument: String?, at location: SourceLocation) throws -> String
+  {
+    let decimal = try Self.decimal(value, for: style, at: location)
+    let text = try formatNumber(decimal, style: style, argument: argument, at: location)
+    // An amount that rounds to zero prints as zero, not "-0,00 €".
+    if decimal < 0,
+      try formatNumber(-decimal, style: style, argument: argument, at: location)
+        == formatNumber(
+          Decimal(0), style: style, argument: argument, at: location)
+    {
+      return try formatNumber(Decimal(0), style: style, argument: argument, at: location)
     }
     return text
   }
 
-  /// Numbers through Foundation's FormatStyle (swift-corelibs' NumberFormatter ignores fraction
-  /// digits for decimals).
-  private func formatNumber(_ number: Double, style: String, argument: String?, at location: SourceLocation) throws
+  private func formatNumber(_ decimal: Decimal, style: String, argument: String?, at location: SourceLocation) throws
     -> String
   {
     var digits: Int?
@@ -70,46 +91,105 @@ struct ValueFormatter {
           "currency needs an ISO 4217 code: write ${path | currency:EUR}, currency:$order.currency, or currency=\"EUR\" on <receipt>"
         )
       }
-      return number.formatted(.currency(code: code.uppercased()).locale(locale))
+      return decimal.formatted(.currency(code: code.uppercased()).locale(locale).rounded(rule: rounding.rule))
     case "percent":
-      let format = FloatingPointFormatStyle<Double>.Percent.percent.locale(locale)
-      return digits.map { number.formatted(format.precision(.fractionLength($0))) } ?? number.formatted(format)
+      let format = Decimal.FormatStyle.Percent.percent.locale(locale).rounded(rule: rounding.rule)
+      return digits.map { decimal.formatted(format.precision(.fractionLength($0))) } ?? decimal.formatted(format)
     default:
-      let format = FloatingPointFormatStyle<Double>.number.locale(locale)
-      return digits.map { number.formatted(format.precision(.fractionLength($0))) } ?? number.formatted(format)
+      let format = Decimal.FormatStyle.number.locale(locale).rounded(rule: rounding.rule)
+      return digits.map { decimal.formatted(format.precision(.fractionLength($0))) } ?? decimal.formatted(format)
     }
   }
 
-  private func formatDate(_ date: Date, style: String, argument: String?) -> String {
-    let f = DateFormatter()
-    f.locale = locale
-    f.timeZone = timeZone
-    let styles: [String: DateFormatter.Style] = ["short": .short, "medium": .medium, "long": .long, "full": .full]
-    if let argument, styles[argument] == nil {
-      // Letters only ("yMMMd"): a skeleton the locale orders; with separators: an exact pattern.
-      if argument.allSatisfy(\.isLetter) {
-        f.setLocalizedDateFormatFromTemplate(argument)
-      } else {
-        f.dateFormat = argument
+  /// `round[:digits[:mode]]`: the number rounded, still a number.
+  func round(_ value: JSONValue, digits: String?, mode: String?, at location: SourceLocation) throws -> JSONValue {
+    let decimal = try Self.decimal(value, for: "round", at: location)
+    var scale = 0
+    if let digits {
+      guard let d = Int(digits), (-20...20).contains(d) else {
+        throw TemplateError(location, "round takes a count of fraction digits (-20…20), not '\(digits)'")
       }
-    } else {
-      let s = argument.flatMap { styles[$0] } ?? .medium
-      f.dateStyle = style == "time" ? .none : s
-      f.timeStyle = style == "date" ? .none : (style == "time" ? s : .short)
+      scale = d
     }
-    return f.string(from: date)
+    var rule = rounding
+    if let mode {
+      guard let m = RoundingMode(rawValue: mode) else {
+        throw TemplateError(
+          location, unknown("rounding mode", mode, among: RoundingMode.allCases.map(\.rawValue)))
+      }
+      rule = m
+    }
+    return .number(JSONNumber(rule.round(decimal, scale: scale)) ?? JSONNumber(0))
   }
 
-  /// ISO 8601 (date, date-time, with or without fraction) or Unix seconds.
-  static func date(from value: JSONValue) -> Date? {
-    if case .number(let seconds) = value { return Date(timeIntervalSince1970: seconds.double) }
-    guard case .string(let s) = value else { return nil }
-    let full = ISO8601DateFormatter()
-    if let d = full.date(from: s) { return d }
-    full.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-    if let d = full.date(from: s) { return d }
-    let day = ISO8601DateFormatter()
-    day.formatOptions = [.withFullDate]
-    return day.date(from: s)
+  /// A value as an exact decimal, or an error naming what was wrong with it.
+  static func decimal(_ value: JSONValue, for what: String, at location: SourceLocation) throws -> Decimal {
+    guard let number = value.decimal else {
+      throw TemplateError(location, "\(what) needs a number, but the value is \(value.quotedForMessage)")
+    }
+    guard let decimal = number.exactDecimal else {
+      throw TemplateError(
+        location,
+        "\(value.text.prefix(40)) has more than \(JSONNumber.maxArithmeticDigits) significant digits; \(what) is exact up to \(JSONNumber.maxArithmeticDigits)"
+      )
+    }
+    return decimal
+  }
+
+  // MARK: - Strings
+
+  /// `trim`, `replace`, `pad`, `truncate`, `substring`, `upper`, `lower`.
+  func formatString(_ text: String, name: String, arguments: [String], at location: SourceLocation) throws -> String {
+    func count(_ i: Int, _ what: String, allowNegative: Bool = false) throws -> Int {
+      guard let n = Int(arguments[i]), (allowNegative ? -10_000 : 0)...10_000 ~= n else {
+        throw TemplateError(location, "\(name) takes \(what) as a whole number, not '\(arguments[i])'")
+      }
+      return n
+    }
+    switch name {
+    case "upper": return text.uppercased(with: locale)
+    case "lower": return text.lowercased(with: locale)
+    case "trim": return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    case "replace": return arguments[0].isEmpty ? text : text.replacingOccurrences(of: arguments[0], with: arguments[1])
+    case "pad":
+      let width = try count(0, "a width")
+      let align = arguments.count > 1 ? arguments[1] : "left"
+      let fill = arguments.count > 2 ? arguments[2] : " "
+      guard let fillCharacter = fill.first, fill.count == 1 else {
+        throw TemplateError(location, "pad fills with one character, not '\(fill)'")
+      }
+      let missing = max(0, width - text.count)
+      let left: Int
+      switch align {
+      case "left": left = 0
+      case "right": left = missing
+      case "center": left = missing / 2
+      default: throw TemplateError(location, "pad aligns left, right or center, not '\(align)'")
+      }
+      return String(repeating: fillCharacter, count: left) + text
+        + String(repeating: fillCharacter, count: missing - left)
+    case "truncate":
+      let width = try count(0, "a width")
+      let ellipsis = arguments.count > 1 ? arguments[1] : "…"
+      guard text.count > width else { return text }
+      return String(text.prefix(max(0, width - ellipsis.count))) + ellipsis.prefix(width)
+    default:  // substring
+      let start = try count(0, "a start", allowNegative: true)
+      let from = start < 0 ? max(0, text.count + start) : min(start, text.count)
+      let rest = text.dropFirst(from)
+      return String(arguments.count > 1 ? rest.prefix(try count(1, "a length")) : rest)
+    }
+  }
+}
+
+extension JSONValue {
+  /// The value for an error message: `"abc"`, `an array`, `null`.
+  var quotedForMessage: String {
+    switch self {
+    case .string(let s): return "\"\(s.prefix(40))\""
+    case .number(let n): return n.literal
+    case .bool(let b): return "\(b)"
+    default: return kind
+    }
   }
 }

@@ -126,18 +126,9 @@ struct TemplateChoice: ParsableArguments {
   /// An unknown `--locale` is a usage error, not a silent fallback to unlocalised formats.
   func checkLocale() throws {
     guard let locale else { return }
-    guard Self.isKnownLocale(locale) else {
+    guard TemplateLocale.isKnown(locale) else {
       throw ValidationError("unknown --locale '\(locale)': give a language and region such as de_DE, ja_JP or ar_SA")
     }
-  }
-
-  /// Whether a locale identifier names a language Foundation knows (`de`, `de_DE`, `de-DE`).
-  static func isKnownLocale(_ identifier: String) -> Bool {
-    let normalized = identifier.replacingOccurrences(of: "-", with: "_")
-    if Locale.availableIdentifiers.contains(normalized) { return true }
-    let language = String(normalized.split(separator: "_").first ?? "")
-    return Locale.LanguageCode.isoLanguageCodes.contains(Locale.LanguageCode(language))
-      && Locale.availableIdentifiers.contains { $0 == language || $0.hasPrefix(language + "_") }
   }
 
   func directory() throws -> URL {
@@ -171,6 +162,10 @@ func reportingErrors(_ body: () throws -> Void) throws {
   do {
     try body()
   } catch let error as ReceiptError {
+    // Warnings found before the error often explain it (a missing value, then a failed check).
+    for warning in (error.underlying as? TemplateError)?.warnings ?? [] {
+      Console.error("receipt: warning: \(warning)")
+    }
     Console.error("receipt: error: \(error.message)")
     throw ExitCode(error.stage.exitCode)
   }

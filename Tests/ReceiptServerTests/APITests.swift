@@ -66,6 +66,7 @@ import Testing
         (#"{"template": "receipt"}"#, .badRequest, "data"),
         (#"{"template": "receipt", "printer": "nope", "data": {}}"#, .unprocessableContent, "printer"),
         (#"{"template": "receipt", "copies": 500, "data": {}}"#, .badRequest, "copies"),
+        (#"{"template": "receipt", "locale": "klingon", "data": {}}"#, .unprocessableContent, "locale"),
       ]
       for (body, status, field) in cases {
         try await client.execute(

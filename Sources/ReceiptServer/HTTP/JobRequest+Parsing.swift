@@ -64,6 +64,10 @@ extension JobRequest {
       else {
         throw Problem.badRequest("locale must be a locale identifier such as de_DE or ja-JP", field: "locale")
       }
+      guard TemplateLocale.isKnown(value) else {
+        throw Problem.unprocessable(
+          "unknown locale '\(value)'; give a language and region such as de_DE or ja_JP", field: "locale")
+      }
       locale = value
     default: throw Problem.badRequest("locale must be a string such as de_DE", field: "locale")
     }

@@ -1,0 +1,120 @@
+import Foundation
+
+/// Dates and times. The rule for the zone a time is shown in: a `timezone:` formatter earlier in
+/// the pipe, else the template's `timezone`, else the offset written in the data
+/// (`2026-11-23T14:05:00+01:00` prints 14:05), else — for Unix seconds and times without an
+/// offset — the machine's zone (`TZ`).
+extension ValueFormatter {
+  /// A point in time and the zone it was written in (nil: none written).
+  struct Instant {
+    var date: Date
+    var zone: TimeZone?
+    /// A calendar day without a time (`2026-11-23`): shown as that day in every zone.
+    var dayOnly = false
+  }
+
+  /// `date`, `time` or `datetime` of an ISO 8601 string or Unix seconds.
+  func formatDate(_ value: JSONValue, style: String, argument: String?, zone: TimeZone?, at location: SourceLocation)
+    throws -> String
+  {
+    let instant = try Self.instant(value, for: style, zone: displayZone ?? timeZone, at: location)
+    let f = DateFormatter()
+    f.locale = locale
+    f.timeZone = instant.dayOnly ? TimeZone(identifier: "UTC") : (zone ?? displayZone ?? instant.zone ?? timeZone)
+    let styles: [String: DateFormatter.Style] = ["short": .short, "medium": .medium, "long": .long, "full": .full]
+    if let argument, styles[argument] == nil {
+      // Letters only ("yMMMd"): a skeleton the locale orders; with separators: an exact pattern.
+      if argument.allSatisfy(\.isLetter) {
+        f.setLocalizedDateFormatFromTemplate(argument)
+      } else {
+        f.dateFormat = argument
+      }
+    } else {
+      let s = argument.flatMap { styles[$0] } ?? .medium
+      f.dateStyle = style == "time" ? .none : s
+      f.timeStyle = style == "date" ? .none : (style == "time" ? s : .short)
+    }
+    return f.string(from: instant.date)
+  }
+
+  /// `timezone:Zone` alone: the time as ISO 8601 with that zone's offset at that instant.
+  func convert(_ value: JSONValue, to zone: TimeZone, at location: SourceLocation) throws -> JSONValue {
+    let instant = try Self.instant(value, for: "timezone", zone: displayZone ?? timeZone, at: location)
+    guard !instant.dayOnly else { return value }
+    let f = ISO8601DateFormatter()
+    f.timeZone = zone
+    return .string(f.string(from: instant.date))
+  }
+
+  /// A time zone by IANA name (`Europe/Berlin`) or `UTC`.
+  static func zone(_ name: String, at location: SourceLocation) throws -> TimeZone {
+    guard let zone = TimeZone(identifier: name) else {
+      let near = suggestion(for: name, among: TimeZone.knownTimeZoneIdentifiers)
+      throw TemplateError(
+        location,
+        "unknown time zone '\(name)'"
+          + (near.map { "; did you mean '\($0)'?" } ?? "; write an IANA name such as Europe/Berlin"))
+    }
+    return zone
+  }
+
+  /// ISO 8601 (a day, a date-time with or without an offset and fraction) or Unix seconds.
+  static func instant(_ value: JSONValue, for what: String, zone: TimeZone, at location: SourceLocation) throws
+    -> Instant
+  {
+    if case .number(let seconds) = value, let s = seconds.exactDecimal {
+      return Instant(date: Date(timeIntervalSince1970: NSDecimalNumber(decimal: s).doubleValue), zone: nil)
+    }
+    if case .string(let s) = value, let instant = instant(iso: s.trimmingCharacters(in: .whitespaces), zone: zone) {
+      return instant
+    }
+    throw TemplateError(
+      location, "\(what) needs an ISO 8601 date or Unix seconds, but the value is \(value.quotedForMessage)")
+  }
+
+  private static func instant(iso s: String, zone: TimeZone) -> Instant? {
+    if s.count == 10 {
+      let day = ISO8601DateFormatter()
+      day.formatOptions = [.withFullDate]
+      return day.date(from: s).map { Instant(date: $0, zone: nil, dayOnly: true) }
+    }
+    guard s.count >= 16 else { return nil }
+    let offset = Self.offset(s)
+    var text = s
+    if offset == nil { text += "Z" }  // read as UTC, then moved into `zone` below
+    // Without seconds (2026-11-23T14:05): add them.
+    let chars = Array(text)
+    if chars.count > 16, chars[10] == "T" || chars[10] == " ", chars[13] == ":", chars[16] != ":" {
+      text = String(chars[..<16]) + ":00" + String(chars[16...])
+    }
+    if chars.count > 10, chars[10] == " " { text = String(text.prefix(10)) + "T" + text.dropFirst(11) }
+    let f = ISO8601DateFormatter()
+    var date = f.date(from: text)
+    if date == nil {
+      f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+      date = f.date(from: text)
+    }
+    guard let parsed = date else { return nil }
+    if let offset { return Instant(date: parsed, zone: offset) }
+    let shift = zone.secondsFromGMT(for: parsed)
+    return Instant(date: parsed.addingTimeInterval(-Double(shift)), zone: nil)
+  }
+
+  /// The zone of a trailing `Z` or `±hh:mm` / `±hhmm`, if written.
+  private static func offset(_ s: String) -> TimeZone? {
+    if s.hasSuffix("Z") || s.hasSuffix("z") { return TimeZone(secondsFromGMT: 0) }
+    let chars = Array(s.suffix(6))
+    let compact = Array(s.suffix(5))
+    func seconds(_ sign: Character, _ h: String, _ m: String) -> TimeZone? {
+      guard sign == "+" || sign == "-", let hh = Int(h), let mm = Int(m), hh < 24, mm < 60 else { return nil }
+      return TimeZone(secondsFromGMT: (sign == "-" ? -1 : 1) * (hh * 3600 + mm * 60))
+    }
+    if chars.count == 6, chars[3] == ":", let z = seconds(chars[0], String(chars[1...2]), String(chars[4...5])) {
+      return z
+    }
+    if compact.count == 5, s.count > 19, let z = seconds(compact[0], String(compact[1...2]), String(compact[3...4])) {
+      return z
+    }
+    return nil
+  }
+}

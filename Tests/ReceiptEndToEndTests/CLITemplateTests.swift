@@ -1,0 +1,84 @@
+import Foundation
+import ReceiptTestSupport
+import Testing
+
+/// Real order data through the shipped binary: a 64-bit id printed and barcoded digit for
+/// digit, line totals and sums computed from string prices, and validation that sees inside
+/// every `<repeat>` and branch.
+@Suite struct CLITemplateTests {
+  var receipt: String { (try? Tool.shippedBinary()) ?? "receipt-release-binary-missing" }
+
+  /// An e-commerce export as it comes: 64-bit id, prices as strings, no line totals.
+  static let order = """
+    {"id": 820982911946154508, "created_at": "2026-11-23T14:05:00+01:00",
+     "line_items": [{"title": "Espresso beans 1 kg", "price": "24.90", "quantity": 2},
+                    {"title": "Filter papers", "price": "4.80", "quantity": 3}]}
+    """
+
+  static let template = """
+    <receipt paper="80mm" currency="EUR" locale="de_DE">
+      <text>Order $id</text>
+      <text>${created_at | datetime:short}</text>
+      <repeat items="$line_items" as="line">
+        <text>${line.quantity}× ${line.title}: ${line.price * line.quantity | currency}</text>
+      </repeat>
+      <text>Total ${line_items | sum:'price * quantity' | currency}</text>
+      <barcode type="code128" data="$id" module="2"/>
+    </receipt>
+    """
+
+  @Test func aLargeIdPrintsAndScansDigitForDigit() throws {
+    let dir = try Tool.temporaryDirectory()
+    try Self.template.write(to: dir.appendingPathComponent("shop.xml"), atomically: true, encoding: .utf8)
+    try Self.order.write(to: dir.appendingPathComponent("order.json"), atomically: true, encoding: .utf8)
+    let template = dir.appendingPathComponent("shop.xml").path
+    for format in ["pdf", "png"] {
+      let out = dir.appendingPathComponent("r.\(format)")
+      let result = try Tool.run(
+        receipt,
+        ["render", dir.appendingPathComponent("order.json").path, "--template", template, "-o", out.path, "--strict"])
+      #expect(result.status == 0, "\(result.stderr)")
+      if format == "pdf" {
+        let text = try Tool.run("pdftotext", [out.path, "-"]).stdout.replacingOccurrences(of: "\u{A0}", with: " ")
+        #expect(text.contains("Order 820982911946154508"), "\(text)")
+        #expect(text.contains("49,80 €") && text.contains("14,40 €") && text.contains("Total 64,20 €"), "\(text)")
+        #expect(text.contains("23.11.26, 14:05"), "the order's own offset is kept: \(text)")
+      } else {
+        let scan = try Tool.run("zbarimg", ["--quiet", "--raw", out.path])
+        #expect(scan.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "820982911946154508", "\(scan.stdout)")
+      }
+    }
+  }
+
+  @Test func validateSeesInsideRepeatsAndBranches() throws {
+    let dir = try Tool.temporaryDirectory()
+    let path = dir.appendingPathComponent("t.xml")
+    try """
+    <receipt>
+      <repeat items="$items"><text>${item.price | curency}</text></repeat>
+    </receipt>
+    """.write(to: path, atomically: true, encoding: .utf8)
+    let result = try Tool.run(receipt, ["validate", path.path])
+    #expect(result.status == 65)
+    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(result.stderr.hasPrefix("receipt: error: t.xml:2:47: unknown formatter 'curency'"), "\(result.stderr)")
+  }
+
+  @Test func aWarningThatExplainsAnErrorIsShownBeforeIt() throws {
+    let dir = try Tool.temporaryDirectory()
+    let path = dir.appendingPathComponent("t.xml")
+    try "<receipt><text>No. $number</text>\n<text>${total | currency:EUR}</text></receipt>".write(
+      to: path, atomically: true, encoding: .utf8)
+    let order = dir.appendingPathComponent("o.json")
+    try #"{"total": "see $number"}"#.write(to: order, atomically: true, encoding: .utf8)
+    let result = try Tool.run(
+      receipt, ["render", order.path, "--template", path.path, "-o", dir.appendingPathComponent("x.pdf").path])
+    let lines = result.stderr.split(separator: "\n")
+    #expect(result.status == 65)
+    #expect(lines.count == 2, "\(result.stderr)")
+    #expect(lines.first?.hasPrefix("receipt: warning: t.xml:1:") == true && lines.first?.contains("$number") == true)
+    #expect(
+      lines.last?.hasPrefix("receipt: error: t.xml:2:") == true
+        && lines.last?.contains("currency needs a number") == true)
+  }
+}
