@@ -56,6 +56,10 @@ let package = Package(
       swiftSettings: strictImports),
     .target(
       name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptLayout", "ReceiptRender", "CCups"],
+      resources: [
+        .embedInCode("Models/epson-tm-t88v.json"), .embedInCode("Models/generic-80mm.json"),
+        .embedInCode("Models/generic-58mm.json"),
+      ],
       swiftSettings: strictImports),
     .target(
       name: "ReceiptKit",
@@ -116,7 +120,7 @@ let package = Package(
       dependencies: ["ReceiptTestSupport", "ReceiptMarkup", "ReceiptModel", "ReceiptLayout", "ReceiptRender"]),
     .testTarget(
       name: "ReceiptKitTests",
-      dependencies: ["ReceiptTestSupport", "ReceiptKit", "ReceiptRender", "ReceiptPrint"]),
+      dependencies: ["ReceiptTestSupport", "ReceiptKit", "ReceiptRender", "ReceiptPrint", "ReceiptLayout"]),
     // The shipped binary (release, static Swift runtime) as users run it: CLI, daemon, crashes.
     .testTarget(name: "ReceiptEndToEndTests", dependencies: ["ReceiptTestSupport", "ReceiptRender", "ReceiptPrint"]),
   ],

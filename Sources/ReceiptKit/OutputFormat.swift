@@ -42,9 +42,12 @@ public enum OutputFormat: String, Sendable, CaseIterable, CustomStringConvertibl
 public struct RenderOptions: Sendable {
   /// 8-bit gray instead of 1-bit (PNG, PWG and CUPS raster; ESC/POS is always 1-bit).
   public var gray: Bool
+  /// The printer model the output is for (its band height for ESC/POS).
+  public var model: PrinterModel?
 
   /// Creates options.
-  public init(gray: Bool = false) {
+  public init(gray: Bool = false, model: PrinterModel? = nil) {
     self.gray = gray
+    self.model = model
   }
 }

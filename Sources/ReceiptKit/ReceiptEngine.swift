@@ -84,7 +84,7 @@ public final class ReceiptEngine: Sendable {
         let dpi = document.pageSetup.resolution.dpi
         return try RasterRenderer(gray: options.gray).render(laidOut).map { try PNGWriter().encode($0, dpi: dpi) }
       case .pdf, .pwg, .ras, .escpos:
-        return [try format.printPath!.encode(laidOut, gray: options.gray)]
+        return [try format.printPath!.encode(laidOut, gray: options.gray, model: options.model)]
       }
     }
     let pages = laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }

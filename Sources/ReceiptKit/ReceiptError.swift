@@ -70,7 +70,7 @@ extension ReceiptError {
       case .jobFailed: .job
       case .encoding: .render
       case .output: .output
-      case .badAddress: .data
+      case .badAddress, .badModel: .data
       default: .printer
       }
     self.init(stage, "\(error)", permanent: error.isPermanent, underlying: error)

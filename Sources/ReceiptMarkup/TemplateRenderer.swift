@@ -10,13 +10,20 @@ public struct TemplateOptions: Sendable {
   public var timeZone: TimeZone
   /// Replaces the template's paper, resolution and margins when set.
   public var pageSetup: PageSetup?
+  /// The printer model's head: its resolution and printable width replace the template's, so
+  /// the receipt is laid out for exactly the dots that printer has.
+  public var printHead: PrintHead?
 
   /// Creates options.
-  public init(locale: String? = nil, strict: Bool = false, timeZone: TimeZone = .current, pageSetup: PageSetup? = nil) {
+  public init(
+    locale: String? = nil, strict: Bool = false, timeZone: TimeZone = .current, pageSetup: PageSetup? = nil,
+    printHead: PrintHead? = nil
+  ) {
     self.locale = locale
     self.strict = strict
     self.timeZone = timeZone
     self.pageSetup = pageSetup
+    self.printHead = printHead
   }
 }
 
@@ -130,7 +137,16 @@ final class TemplateRenderer {
     if let rounding = try a.choice("rounding", RoundingMode.self) { formatter.rounding = rounding }
     let language = formatter.locale.language.languageCode?.identifier ?? ""
     rightToLeftLocale = ["ar", "he", "fa", "ur", "yi"].contains(language)
-    let setup = try options.pageSetup ?? pageSetup(a)
+    var setup = try options.pageSetup ?? pageSetup(a)
+    if let head = options.printHead {
+      guard let fitted = head.fitting(setup) else {
+        throw TemplateError(
+          a.location,
+          "the printer model takes \(head.papers.joined(separator: " or ")) paper, not \(setup.paper.name); set paper= or --paper"
+        )
+      }
+      setup = fitted
+    }
     resolution = setup.resolution
     var style = InheritedStyle()
     style.text.language = language.isEmpty ? nil : language

@@ -24,6 +24,8 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
   case output(String)
   /// A printer address receipt does not understand.
   case badAddress(String)
+  /// A printer model that is unknown or whose file is not a valid model.
+  case badModel(String)
 
   public var description: String {
     switch self {
@@ -42,7 +44,7 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
       return "printer '\(name)' cannot print this receipt: \(reason)"
     case .jobFailed(let id, let state, let reason):
       return "job \(id) \(state): \(reason)"
-    case .socket(let message), .encoding(let message), .output(let message):
+    case .socket(let message), .encoding(let message), .output(let message), .badModel(let message):
       return message
     case .badAddress(let address):
       return
@@ -57,7 +59,7 @@ extension PrintError {
   /// failed jobs and write errors may pass.
   public var isPermanent: Bool {
     switch self {
-    case .unknownPrinter, .noDefaultPrinter, .mediaNotSupported, .badAddress, .encoding: true
+    case .unknownPrinter, .noDefaultPrinter, .mediaNotSupported, .badAddress, .badModel, .encoding: true
     default: false
     }
   }

@@ -34,6 +34,22 @@ struct PageOptions: ParsableArguments {
   @Option(help: "Margin on every side inside the printable area (e.g. 9pt, 3mm, 0.125in).")
   var margin: String = "9pt"
 
+  @Option(
+    help:
+      "Printer model (epson-tm-t88v, generic-80mm, generic-58mm, one in $RECEIPT_MODELS, or a model's JSON file): lay out for its resolution and printable dots."
+  )
+  var model: String?
+
+  /// The printer model, if one was named.
+  func printerModel() throws -> PrinterModel? {
+    guard let model else { return nil }
+    do {
+      return try PrinterModel.named(model)
+    } catch {
+      throw ValidationError("\(error)")
+    }
+  }
+
   func pageSetup() throws -> PageSetup {
     guard let paper = Paper(parsing: paper) else {
       throw ValidationError("unknown paper '\(paper)': use 58mm, 80mm, 112mm or a width like 76mm")
@@ -43,7 +59,12 @@ struct PageOptions: ParsableArguments {
     guard let margin = Length(parsing: margin, resolution: resolution), margin.points >= 0, margin.points < 72 else {
       throw ValidationError("bad --margin '\(margin)': use a length such as 9pt, 3mm or 0.125in")
     }
-    return PageSetup(paper: paper, resolution: resolution, margins: Insets(all: margin))
+    let setup = PageSetup(paper: paper, resolution: resolution, margins: Insets(all: margin))
+    guard let head = try printerModel()?.printHead else { return setup }
+    guard let fitted = head.fitting(setup) else {
+      throw ValidationError("--model \(model ?? "") takes \(head.papers.joined(separator: " or ")) paper, not \(paper)")
+    }
+    return fitted
   }
 
   func fontDescriptor() throws -> FontDescriptor {
@@ -59,7 +80,8 @@ struct PageOptions: ParsableArguments {
     if ext == "json" || input == "-" {
       let data = try readInput(input)
       let options = TemplateOptions(
-        locale: template.locale, strict: template.strict, pageSetup: try explicitPageSetup())
+        locale: template.locale, strict: template.strict, pageSetup: try explicitPageSetup(),
+        printHead: try printerModel()?.printHead)
       let rendered = try engine.templateDocument(
         template: try template.name(), data: data, templates: try template.directory(), options: options)
       for warning in rendered.warnings { Console.error("receipt: warning: \(warning)") }

@@ -39,7 +39,8 @@ struct Render: ParsableCommand {
       let format = try outputFormat()
       let engine = try ReceiptEngine()
       let document = try page.document(input, engine: engine, template: template)
-      let rendered = try engine.render(document, format: format, options: RenderOptions(gray: gray))
+      let rendered = try engine.render(
+        document, format: format, options: RenderOptions(gray: gray, model: try page.printerModel()))
       for warning in rendered.warnings { Console.error("receipt: warning: \(warning)") }
       if output == "-" {
         guard rendered.parts.count == 1 else {

@@ -137,7 +137,10 @@ import Testing
     for ext in ["bin", "prn"] {
       let (escpos, file) = try renderTemplate("<receipt><text>x</text></receipt>", to: "r.\(ext)")
       #expect(escpos.status == 0)
-      #expect(try Data(contentsOf: file).prefix(4) == Data([0x1B, 0x40, 0x1D, 0x76]), ".\(ext) is ESC/POS")
+      // ESC @, then the top margin as a feed (ESC J), then the first raster band (GS v 0).
+      let bytes = try Data(contentsOf: file)
+      #expect(bytes.prefix(4) == Data([0x1B, 0x40, 0x1B, 0x4A]), ".\(ext) is ESC/POS")
+      #expect(bytes.dropFirst(5).prefix(2) == Data([0x1D, 0x76]), ".\(ext) is ESC/POS")
     }
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptPrint
 import ReceiptTestSupport
 import Testing
 
@@ -80,5 +81,29 @@ import Testing
     #expect(
       lines.last?.hasPrefix("receipt: error: t.xml:2:") == true
         && lines.last?.contains("currency needs a number") == true)
+  }
+}
+
+/// `--model` through the shipped binary.
+@Suite struct CLIModelTests {
+  var receipt: String { (try? Tool.shippedBinary()) ?? "receipt-release-binary-missing" }
+  var small: String { Tool.packageRoot.appendingPathComponent("Templates/Examples/small.json").path }
+
+  @Test func aModelSetsTheDotsAndAnUnknownOneIsAUsageError() throws {
+    let dir = try Tool.temporaryDirectory()
+    let out = dir.appendingPathComponent("r.escpos")
+    let result = try Tool.run(receipt, ["render", small, "--model", "epson-tm-t88v", "-o", out.path])
+    #expect(result.status == 0, "\(result.stderr)")
+    let printed = try ESCPOSDecoder.decode(Data(contentsOf: out), bytesPerLine: 64)
+    #expect(printed.pages.count == 1 && printed.pages[0].width == 512)
+    let png = dir.appendingPathComponent("r.png")
+    #expect(try Tool.run(receipt, ["render", small, "--model", "epson-tm-t88v", "-o", png.path]).status == 0)
+    let image = try Tool.decodePNG(png)
+    #expect(image.height == printed.pages[0].height, "the preview is as long as the print, at 180 dpi")
+    let unknown = try Tool.run(receipt, ["render", small, "--model", "tm-nope", "-o", out.path])
+    #expect(unknown.status == 64)
+    #expect(unknown.stderr.contains("unknown printer model 'tm-nope'; known: epson-tm-t88v"), "\(unknown.stderr)")
+    let paper = try Tool.run(receipt, ["render", small, "--model", "generic-58mm", "--paper", "80mm", "-o", out.path])
+    #expect(paper.status == 64 && paper.stderr.contains("takes 58mm paper"), "\(paper.stderr)")
   }
 }

@@ -79,7 +79,7 @@ import Testing
       let pages = try RasterStreamReader.read(Data(contentsOf: try render(name, extra)))
       #expect(pages.count == 1 && pages[0].header.height == dots && pages[0].header.width == 639)
     }
-    let escpos = try ESCPOSDecoder.decode(Data(contentsOf: try render("f.escpos")))
+    let escpos = try ESCPOSDecoder.decode(Data(contentsOf: try render("f.escpos")), bytesPerLine: 72)
     #expect(escpos.pages.count == 1 && escpos.pages[0].width == 576 && escpos.pages[0].height == dots)
     #expect(escpos.cuts == [.partial])
     let refused = try Tool.run(

@@ -140,8 +140,8 @@ import Testing
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("escpos"))
     let bytes = try #require(rig.rawListener.connection(index))
-    let decoded = try ESCPOSDecoder.decode(bytes)
-    let single = try ESCPOSDecoder.decode(try reference("escpos"))
+    let decoded = try ESCPOSDecoder.decode(bytes, bytesPerLine: 72)
+    let single = try ESCPOSDecoder.decode(try reference("escpos"), bytesPerLine: 72)
     #expect(decoded.pages.count == 2)
     #expect(decoded.cuts == [.partial, .partial])
     let same = decoded.pages == single.pages + single.pages
@@ -154,7 +154,9 @@ import Testing
     let result = try run(rig, ["print", small, "--printer", "socket://127.0.0.1:\(rig.rawListener.port)"])
     #expect(result.status == 0, "\(result.stderr)")
     let bytes = try #require(rig.rawListener.connection(index))
-    let same = try ESCPOSDecoder.decode(bytes) == ESCPOSDecoder.decode(try reference("escpos"))
+    let same =
+      try ESCPOSDecoder.decode(bytes, bytesPerLine: 72)
+      == ESCPOSDecoder.decode(try reference("escpos"), bytesPerLine: 72)
     #expect(same, "the socket printer received our ESC/POS render")
   }
 

@@ -39,7 +39,7 @@ import Testing
       let same = read.map(\.image) == pages
       #expect(same, "\(mode) raster differs")
     }
-    let escpos = try ESCPOSDecoder.decode(ESCPOSEncoder().encode(pages, receipt: laidOut))
+    let escpos = try ESCPOSDecoder.decode(ESCPOSEncoder().encode(pages, receipt: laidOut), bytesPerLine: 72)
     let columns = RasterRenderer.printableColumns(pageWidth: pages[0].width, setup: laidOut.pageSetup)
     #expect(columns.count == 576)
     #expect(escpos.initialized)

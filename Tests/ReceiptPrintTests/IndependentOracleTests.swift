@@ -81,6 +81,7 @@ import Testing
     case raster(bytesPerLine: Int, rows: Int, data: [UInt8])
     case drawer(pinByte: UInt8, on: UInt8, off: UInt8)
     case cut(function: UInt8, feed: UInt8)
+    case feed(dots: Int)
   }
 
   /// Splits a stream by the reference's layouts: `ESC @` (1B 40); `GS v 0 m xL xH yL yH d1…dk`
@@ -99,6 +100,10 @@ import Testing
         let y = Int(b[i + 6]) + 256 * Int(b[i + 7])
         result.append(.raster(bytesPerLine: x, rows: y, data: Array(b[(i + 8)..<(i + 8 + x * y)])))
         i += 8 + x * y
+      } else if b[i...].starts(with: [0x1B, 0x4A]), i + 3 <= b.count {
+        // ESC J n: print and feed n × the vertical motion unit (one dot by default).
+        result.append(.feed(dots: Int(b[i + 2])))
+        i += 3
       } else if b[i...].starts(with: [0x1B, 0x70]), i + 5 <= b.count {
         result.append(.drawer(pinByte: b[i + 2], on: b[i + 3], off: b[i + 4]))
         i += 5
@@ -122,7 +127,12 @@ import Testing
     // Page 1: raster bands of 72 bytes (576 dots on 80 mm), drawer pin 2 (m = 0), partial cut
     // (m = 66); page 2: bands, drawer pin 5 (m = 1), full cut (m = 65). 25 × 2 ms on,
     // 250 × 2 ms off.
-    let rest = list.dropFirst().filter { if case .raster = $0 { return false } else { return true } }
+    let rest = list.dropFirst().filter {
+      switch $0 {
+      case .raster, .feed: return false
+      default: return true
+      }
+    }
     #expect(
       rest == [
         .drawer(pinByte: 0, on: 25, off: 250), .cut(function: 66, feed: 0), .drawer(pinByte: 1, on: 25, off: 250),
@@ -131,14 +141,20 @@ import Testing
     let bands = list.compactMap { command -> (Int, Int)? in
       if case .raster(let x, let y, _) = command { return (x, y) } else { return nil }
     }
-    #expect(bands.allSatisfy { $0.0 == 72 && $0.1 <= 256 && $0.1 > 0 })
-    #expect(bands.reduce(0) { $0 + $1.1 } == pages.reduce(0) { $0 + $1.height }, "every row of both pages")
+    // Bands are at most 72 bytes (576 dots on 80 mm) wide: as wide as their rightmost dot.
+    #expect(bands.allSatisfy { $0.0 <= 72 && $0.0 > 0 && $0.1 <= 256 && $0.1 > 0 })
+    let feeds = list.reduce(0) { total, command in
+      if case .feed(let dots) = command { return total + dots } else { return total }
+    }
+    #expect(feeds > 0, "blank rows travel as ESC J feeds")
+    #expect(bands.reduce(0) { $0 + $1.1 } + feeds == pages.reduce(0) { $0 + $1.height }, "every row of both pages")
   }
 
   @Test func escposMatchesPythonEscposForTheSameCommands() throws {
     let receipt = try Self.receipt()
     let pages = try RasterRenderer().render(receipt)
-    let stream = ESCPOSEncoder().encode(pages, receipt: receipt)
+    // python-escpos sends every row as image data: compare with our encoder's plain mode.
+    let stream = ESCPOSEncoder(feedsBlankRows: false).encode(pages, receipt: receipt)
     // python-escpos encodes the first page's printable dots (as a PBM) with GS v 0 in 256-row
     // fragments, a feed-to-cutter partial cut and a pin-2 kick.
     let columns = RasterRenderer.printableColumns(pageWidth: pages[0].width, setup: receipt.pageSetup)

@@ -23,7 +23,20 @@ import Testing
     #expect(configuration.effectiveDefaultPrinter == "counter")
     #expect(configuration.printers.first { $0.name == "kitchen" }?.target == .socket("socket://10.0.0.42:9100"))
     #expect(configuration.corsOrigins == ["https://pos.example.com"])
+    #expect(configuration.printers.first { $0.name == "kitchen" }?.model?.name == "epson-tm-t88v")
+    #expect(configuration.printers.first { $0.name == "counter" }?.model == nil)
     try configuration.validate()
+  }
+
+  @Test func printerModelsMustBeKnownAndNameAPrinter() throws {
+    let unknown = try file(#"{"printers": {"a": "dir:out"}, "printerModels": {"a": "tm-nope"}}"#)
+    #expect {
+      try ReceiptServer.Configuration(try Settings(file: unknown), templates: ServerFixture.templates)
+    } throws: { "\($0)".contains("printer 'a': unknown printer model 'tm-nope'") }
+    let stray = try file(#"{"printers": {"a": "dir:out"}, "printerModels": {"b": "generic-80mm"}}"#)
+    #expect {
+      try ReceiptServer.Configuration(try Settings(file: stray), templates: ServerFixture.templates)
+    } throws: { "\($0)".contains("printerModels names 'b'") }
   }
 
   @Test func relativePathsAreTakenFromTheFilesDirectory() throws {

@@ -30,17 +30,24 @@ package enum ESCPOSDecoder {
     package var description: String { "ESC/POS byte \(offset): \(message)" }
   }
 
-  package static func decode(_ data: Data) throws -> Result {
+  /// Decodes a stream. Bands narrower than the printer's line print from the left edge, the rest
+  /// of the row blank: rows are padded to `bytesPerLine` (default: the widest band in the stream).
+  package static func decode(_ data: Data, bytesPerLine: Int? = nil) throws -> Result {
     let b = [UInt8](data)
     var result = Result(pages: [], cuts: [], drawerKicks: [], initialized: false)
-    var width = 0
-    var rows: [UInt8] = []
-    var height = 0
+    var pageRows: [[[UInt8]]] = []
+    var rows: [[UInt8]] = []
+    var cuts: [CutKind?] = []
+    var pendingFeed = 0
+    func feed() {
+      rows += Array(repeating: [], count: pendingFeed)
+      pendingFeed = 0
+    }
     func finishPage(cut: CutKind?) {
-      result.pages.append(RasterImage(width: width * 8, height: height, bitsPerPixel: 1, data: rows))
-      result.cuts.append(cut)
+      feed()
+      pageRows.append(rows)
+      cuts.append(cut)
       rows = []
-      height = 0
     }
     var i = 0
     func need(_ n: Int) throws {
@@ -56,15 +63,17 @@ package enum ESCPOSDecoder {
         guard b[i + 2] == 0x30, b[i + 3] == 0 else { throw DecodeError(offset: i, message: "unsupported GS v mode") }
         let x = Int(b[i + 4]) | Int(b[i + 5]) << 8
         let y = Int(b[i + 6]) | Int(b[i + 7]) << 8
-        guard height == 0 || x == width else { throw DecodeError(offset: i, message: "band width changed") }
-        width = x
+        feed()
         try need(8 + x * y)
-        rows += b[(i + 8)..<(i + 8 + x * y)]
-        height += y
+        for row in 0..<y { rows.append(Array(b[(i + 8 + row * x)..<(i + 8 + (row + 1) * x)])) }
         i += 8 + x * y
+      case (0x1B, 0x4A):
+        try need(3)
+        pendingFeed += Int(b[i + 2])  // ESC J n: n blank rows
+        i += 3
       case (0x1B, 0x70):
         try need(5)
-        result.drawerKicks.append((result.pages.count, b[i + 2] == 0 ? .pin2 : .pin5))
+        result.drawerKicks.append((pageRows.count, b[i + 2] == 0 ? .pin2 : .pin5))
         i += 5
       case (0x1D, 0x56):
         try need(4)
@@ -76,7 +85,15 @@ package enum ESCPOSDecoder {
           offset: i, message: String(format: "unknown command 0x%02X 0x%02X", b[i], i + 1 < b.count ? b[i + 1] : 0))
       }
     }
-    if height > 0 { finishPage(cut: nil) }
+    if !rows.isEmpty || pendingFeed > 0 { finishPage(cut: nil) }
+    let width = bytesPerLine ?? pageRows.joined().map(\.count).max() ?? 0
+    for (page, cut) in zip(pageRows, cuts) {
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(page.count * width)
+      for row in page { bytes += row.prefix(width) + [UInt8](repeating: 0, count: max(0, width - row.count)) }
+      result.pages.append(RasterImage(width: width * 8, height: page.count, bitsPerPixel: 1, data: bytes))
+      result.cuts.append(cut)
+    }
     return result
   }
 }

@@ -27,8 +27,10 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
   }
 
   /// Draws a laid-out receipt (Render) and encodes it for this path: `copies` times every page,
-  /// 1-bit unless `gray` (ESC/POS is always 1-bit).
-  public func encode(_ receipt: LaidOutReceipt, copies: Int = 1, gray: Bool = false) throws -> Data {
+  /// 1-bit unless `gray` (ESC/POS is always 1-bit), in bands the printer `model` takes.
+  public func encode(_ receipt: LaidOutReceipt, copies: Int = 1, gray: Bool = false, model: PrinterModel? = nil)
+    throws -> Data
+  {
     let copies = max(1, copies)
     var all = receipt
     all.pages = Array(repeating: receipt.pages, count: copies).flatMap { $0 }
@@ -42,7 +44,8 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
       return try PWGRasterWriter(mode: self == .pwgRaster ? .pwg : .cups).encode(allPages, setup: receipt.pageSetup)
     case .escpos:
       let pages = try RasterRenderer().render(receipt)
-      return ESCPOSEncoder().encode(Array(repeating: pages, count: copies).flatMap { $0 }, receipt: all)
+      return ESCPOSEncoder(bandHeight: model?.bandHeight ?? 256).encode(
+        Array(repeating: pages, count: copies).flatMap { $0 }, receipt: all)
     }
   }
 }

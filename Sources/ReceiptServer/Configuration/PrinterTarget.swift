@@ -1,5 +1,5 @@
 public import Foundation
-import ReceiptKit
+public import ReceiptKit
 
 /// Where a daemon printer sends its jobs.
 public enum PrinterTarget: Sendable, Equatable {
@@ -46,10 +46,13 @@ extension PrinterTarget {
 public struct PrinterConfig: Sendable, Equatable {
   public var name: String
   public var target: PrinterTarget
+  /// The printer model receipts are laid out for (nil: the template's paper and resolution).
+  public var model: PrinterModel?
   /// Creates a printer.
-  public init(name: String, target: PrinterTarget) {
+  public init(name: String, target: PrinterTarget, model: PrinterModel? = nil) {
     self.name = name
     self.target = target
+    self.model = model
   }
 }
 

@@ -10,6 +10,9 @@ extension ReceiptServer.Configuration {
     public var templates: String?
     /// Printer name → target (`cups:QUEUE`, `socket://HOST:PORT`, `dir:PATH`).
     public var printers: [String: String]?
+    /// Printer name → printer model (`epson-tm-t88v`, or a model's JSON file): receipts for that
+    /// printer are laid out for the model's resolution and printable dots.
+    public var printerModels: [String: String]?
     public var defaultPrinter: String?
     public var maxAttempts: Int?
     public var maxBodyBytes: Int?
@@ -46,7 +49,7 @@ extension ReceiptServer.Configuration {
       let known: Set<String> = [
         "host", "port", "database", "templates", "printers", "defaultPrinter", "maxAttempts", "maxBodyBytes", "tokens",
         "corsOrigins", "shutdownGrace", "cupsServer", "hostNames", "maxConnections", "idleTimeout", "headerTimeout",
-        "maxCrashes",
+        "maxCrashes", "printerModels",
       ]
       let object: [String: JSONValue]
       do {
@@ -106,6 +109,7 @@ extension ReceiptServer.Configuration {
       result.database = other.database ?? database
       result.templates = other.templates ?? templates
       result.printers = other.printers ?? printers
+      result.printerModels = other.printerModels ?? printerModels
       result.defaultPrinter = other.defaultPrinter ?? defaultPrinter
       result.maxAttempts = other.maxAttempts ?? maxAttempts
       result.maxBodyBytes = other.maxBodyBytes ?? maxBodyBytes
@@ -129,7 +133,18 @@ extension ReceiptServer.Configuration {
         throw ReceiptError(
           .data, "printer '\(name)': '\(target)' is not cups:QUEUE, socket://HOST:PORT or dir:PATH")
       }
-      return PrinterConfig(name: name, target: parsed)
+      var model: PrinterModel?
+      if let modelName = settings.printerModels?[name] {
+        do {
+          model = try PrinterModel.named(modelName)
+        } catch {
+          throw ReceiptError(.data, "printer '\(name)': \(error)")
+        }
+      }
+      return PrinterConfig(name: name, target: parsed, model: model)
+    }
+    for name in (settings.printerModels ?? [:]).keys.sorted() where settings.printers?[name] == nil {
+      throw ReceiptError(.data, "printerModels names '\(name)', which is not one of the printers")
     }
     self.init(
       host: settings.host ?? "127.0.0.1", port: settings.port ?? 8631,

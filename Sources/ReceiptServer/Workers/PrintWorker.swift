@@ -218,7 +218,8 @@ final class PrintWorker: @unchecked Sendable {
   /// The job's document, titled with its id (the CUPS job name the daemon finds it by).
   func document(_ job: Job) throws -> ReceiptDocument {
     var document = try engine.templateDocument(
-      template: job.template, data: job.data, templates: templates, options: TemplateOptions(locale: job.locale)
+      template: job.template, data: job.data, templates: templates,
+      options: TemplateOptions(locale: job.locale, printHead: printer.model?.printHead)
     ).document
     document.title = Self.cupsJobName(job)
     return document
