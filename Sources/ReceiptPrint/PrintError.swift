@@ -48,7 +48,7 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
       return message
     case .badAddress(let address):
       return
-        "'\(address)' is not a printer address: write a CUPS queue name, cups:QUEUE, socket://HOST:PORT (port 1 to 65535) or dir:PATH"
+        "'\(address)' is not a printer address: write a CUPS queue name, cups:QUEUE, socket://HOST:PORT (port 1 to 65535), usb:/dev/usb/lp0, serial:/dev/ttyUSB0?baud=115200&flow=rtscts or dir:PATH"
     }
   }
 }

@@ -13,6 +13,10 @@ public enum PrinterAddress {
       guard let socket = SocketPrinter(uri: address), socket.port > 0 else { throw PrintError.badAddress(address) }
       return socket
     }
+    if address.hasPrefix("usb:") || address.hasPrefix("serial:") {
+      guard let device = DevicePrinter(address: address) else { throw PrintError.badAddress(address) }
+      return device
+    }
     if address.hasPrefix("dir:") {
       let path = String(address.dropFirst(4))
       guard !path.isEmpty else { throw PrintError.badAddress(address) }

@@ -22,7 +22,10 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
   @Option(help: "Port to listen on (default 8631; 0 picks a free one).") var port: Int?
   @Option(help: "The queue's SQLite file (default receipt-queue.sqlite).") var db: String?
-  @Option(help: "A printer: NAME=cups:QUEUE, NAME=socket://HOST:PORT or NAME=dir:PATH (repeatable).")
+  @Option(
+    help:
+      "A printer: NAME=cups:QUEUE, NAME=socket://HOST:PORT, NAME=usb:DEVICE, NAME=serial:DEVICE?baud=N or NAME=dir:PATH (repeatable)."
+  )
   var printer: [String] = []
   @Option(help: "The printer of jobs that name none (default: the first).") var defaultPrinter: String?
   @Option(help: "Attempts before a job is dead (default 20).") var maxAttempts: Int?
@@ -54,7 +57,7 @@ struct Serve: AsyncParsableCommand {
       flags.maxAttempts = maxAttempts
       flags.tokens = token.isEmpty ? nil : token
       flags.corsOrigins = corsOrigin.isEmpty ? nil : corsOrigin
-      settings = settings.overridden(by: flags)
+      settings = try settings.overridden(by: flags).withCUPSQueuesIfNoPrinters()
       var choice = try TemplateChoice.parse([])
       choice.templates = settings.templates
       let configuration = try ReceiptServer.Configuration(settings, templates: try choice.directory())

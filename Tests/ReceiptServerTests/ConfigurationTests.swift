@@ -28,6 +28,39 @@ import Testing
     try configuration.validate()
   }
 
+  @Test func withoutPrintersTheMachinesCUPSQueuesAreServed() throws {
+    let rig = try PrintRig.get()
+    var settings = Settings()
+    settings.cupsServer = rig.server
+    let filled = try settings.withCUPSQueuesIfNoPrinters()
+    #expect(filled.printers?["roll"] == "cups:roll" && filled.printers?["thermal"] == "cups:thermal", "\(filled)")
+    let configuration = try ReceiptServer.Configuration(filled, templates: ServerFixture.templates)
+    #expect(configuration.printers.contains { $0.target == .cups(queue: "roll", server: rig.server) })
+    // Configured printers are kept as they are.
+    settings.printers = ["a": "dir:/tmp"]
+    #expect(try settings.withCUPSQueuesIfNoPrinters().printers == ["a": "dir:/tmp"])
+    // No cupsd there: the error names the server with its port and says what to do.
+    var nowhere = Settings()
+    nowhere.cupsServer = "127.0.0.1:9"
+    #expect {
+      try nowhere.withCUPSQueuesIfNoPrinters()
+    } throws: { "\($0)".contains("127.0.0.1:9") && "\($0)".contains("give --printer NAME=TARGET") }
+  }
+
+  @Test func usbAndSerialPrintersAreTargets() throws {
+    let url = try file(
+      #"{"printers": {"a": "usb:/dev/usb/lp0", "b": "serial:/dev/ttyUSB0?baud=115200&flow=rtscts"}}"#)
+    let configuration = try ReceiptServer.Configuration(try Settings(file: url), templates: ServerFixture.templates)
+    #expect(
+      configuration.printers.map(\.target) == [
+        .device("usb:/dev/usb/lp0"), .device("serial:/dev/ttyUSB0?baud=115200&flow=rtscts"),
+      ])
+    let bad = try file(#"{"printers": {"a": "serial:/dev/ttyUSB0?baud=12345"}}"#)
+    #expect {
+      try ReceiptServer.Configuration(try Settings(file: bad), templates: ServerFixture.templates)
+    } throws: { "\($0)".contains("usb:DEVICE, serial:DEVICE?baud=N") }
+  }
+
   @Test func printerModelsMustBeKnownAndNameAPrinter() throws {
     let unknown = try file(#"{"printers": {"a": "dir:out"}, "printerModels": {"a": "tm-nope"}}"#)
     #expect {

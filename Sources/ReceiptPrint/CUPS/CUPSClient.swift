@@ -10,14 +10,19 @@ public struct CUPSClient: Sendable {
     if let server { cupsSetServer(server) }
   }
 
-  /// The server libcups talks to.
-  public var server: String { String(cString: cupsServer()) }
+  /// The server libcups talks to, with its port ("localhost:631"; a socket path as it is).
+  public var server: String {
+    let host = String(cString: cupsServer())
+    return host.hasPrefix("/") ? host : "\(host):\(ippPort())"
+  }
 
   /// Every queue, with state and capabilities.
   public func queues() throws -> [PrinterQueue] {
     var dests: UnsafeMutablePointer<cups_dest_t>?
     let count = cupsGetDests2(nil, &dests)
     defer { cupsFreeDests(count, dests) }
+    // cupsd answered but has no queues: libcups reports "No destinations added" (not found).
+    if count == 0, cupsLastError() == IPP_STATUS_ERROR_NOT_FOUND { return [] }
     if count == 0, cupsLastError().rawValue >= IPP_STATUS_ERROR_BAD_REQUEST.rawValue {
       throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
     }

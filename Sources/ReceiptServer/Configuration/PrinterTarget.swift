@@ -9,14 +9,19 @@ public enum PrinterTarget: Sendable, Equatable {
   case socket(String)
   /// A directory that receives one PDF per job (archives, tests).
   case directory(URL)
+  /// A raw ESC/POS printer on a local device: `usb:/dev/usb/lp0`, `serial:/dev/ttyUSB0?baud=…`.
+  case device(String)
 
-  /// Parses `cups:QUEUE`, `socket://HOST:PORT` or `dir:PATH`.
+  /// Parses `cups:QUEUE`, `socket://HOST:PORT`, `usb:DEVICE`, `serial:DEVICE?…` or `dir:PATH`.
   public init?(parsing text: String, server: String? = nil) {
     if text.hasPrefix("cups:") {
       self = .cups(queue: String(text.dropFirst(5)), server: server)
     } else if text.hasPrefix("socket://") {
       guard PrinterAddress.isValidSocket(text) else { return nil }
       self = .socket(text)
+    } else if text.hasPrefix("usb:") || text.hasPrefix("serial:") {
+      guard let device = DevicePrinter(address: text) else { return nil }
+      self = .device(device.name)
     } else if text.hasPrefix("dir:") {
       self = .directory(URL(fileURLWithPath: String(text.dropFirst(4))))
     } else {
@@ -31,6 +36,7 @@ extension PrinterTarget {
     switch self {
     case .cups(let queue, _): "cups:\(queue)"
     case .socket(let uri): uri
+    case .device(let address): address
     case .directory(let url): "dir:\(url.path)"
     }
   }
@@ -57,6 +63,6 @@ public struct PrinterConfig: Sendable, Equatable {
 }
 
 extension PrinterTarget: CustomStringConvertible {
-  /// The target as it is written in configuration (`cups:QUEUE`, `socket://…`, `dir:PATH`).
+  /// The target as it is written in configuration (`cups:QUEUE`, `socket://…`, `usb:…`, `dir:PATH`).
   public var description: String { address }
 }

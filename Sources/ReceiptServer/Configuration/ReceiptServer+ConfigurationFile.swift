@@ -101,6 +101,33 @@ extension ReceiptServer.Configuration {
       cupsServer = environment["CUPS_SERVER"]
     }
 
+    /// With no printers configured, the machine's CUPS queues (`cups:NAME` each; the default
+    /// printer is CUPS's default unless one is set). An error says how to fix a machine with
+    /// no reachable cupsd or no queues.
+    public func withCUPSQueuesIfNoPrinters() throws -> Settings {
+      guard printers?.isEmpty ?? true else { return self }
+      let client = CUPSClient(server: cupsServer)
+      let queues: [PrinterQueue]
+      do {
+        queues = try client.queues()
+      } catch {
+        throw ReceiptError(
+          .printer,
+          "no printers configured, and the machine's CUPS queues cannot be listed (\(error)); give --printer NAME=TARGET"
+        )
+      }
+      guard !queues.isEmpty else {
+        throw ReceiptError(
+          .data,
+          "no printers configured, and CUPS at \(client.server) has no queues; give --printer NAME=TARGET or add a queue (lpadmin -p NAME -E -v URI)"
+        )
+      }
+      var result = self
+      result.printers = Dictionary(queues.map { ($0.name, "cups:\($0.name)") }) { a, _ in a }
+      result.defaultPrinter = defaultPrinter ?? queues.first(where: \.isDefault)?.name
+      return result
+    }
+
     /// These settings with `other`'s given ones on top.
     public func overridden(by other: Settings) -> Settings {
       var result = self
@@ -131,7 +158,9 @@ extension ReceiptServer.Configuration {
     let printers = try (settings.printers ?? [:]).sorted { $0.key < $1.key }.map { name, target in
       guard let parsed = PrinterTarget(parsing: target, server: settings.cupsServer) else {
         throw ReceiptError(
-          .data, "printer '\(name)': '\(target)' is not cups:QUEUE, socket://HOST:PORT or dir:PATH")
+          .data,
+          "printer '\(name)': '\(target)' is not cups:QUEUE, socket://HOST:PORT, usb:DEVICE, serial:DEVICE?baud=N or dir:PATH"
+        )
       }
       var model: PrinterModel?
       if let modelName = settings.printerModels?[name] {
@@ -165,7 +194,9 @@ extension PrinterConfig {
     let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
     guard parts.count == 2, !parts[0].isEmpty, let target = PrinterTarget(parsing: parts[1]) else {
       throw ReceiptError(
-        .data, "\(setting) takes NAME=cups:QUEUE, NAME=socket://HOST:PORT or NAME=dir:PATH, not '\(spec)'")
+        .data,
+        "\(setting) takes NAME=cups:QUEUE, NAME=socket://HOST:PORT, NAME=usb:DEVICE, NAME=serial:DEVICE?baud=N or NAME=dir:PATH, not '\(spec)'"
+      )
     }
     return PrinterConfig(name: parts[0], target: target)
   }

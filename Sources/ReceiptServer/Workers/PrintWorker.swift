@@ -236,7 +236,7 @@ final class PrintWorker: @unchecked Sendable {
       // Printed before a crash: nothing to lay out again.
       if DirectoryPrinter(directory: url).hasPrinted(PrintJob(name: Self.fileName(job))) { return nil }
       fallthrough
-    case .socket:
+    case .socket, .device:
       let request = PrintRequest(printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job))
       return try engine.print(document(job), request: request).jobID
     }

@@ -1,0 +1,137 @@
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+import ReceiptPrint
+import ReceiptTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// USB and serial printers, through a pseudo-terminal: a real character device and a real serial
+/// line discipline (termios), read on the other side as the printer would (a stand-in for
+/// hardware that cannot exist here).
+@Suite struct DevicePrinterTests {
+  /// A pty pair: the printer writes to `path` (the slave), the test reads the master.
+  final class PTY: @unchecked Sendable {  // fds used from one reader thread and the test; joined before close
+    let master: Int32
+    let slave: Int32  // held open so the line's settings stay for the test to read
+    let path: String
+
+    init() throws {
+      // posix_openpt/grantpt/unlockpt/ptsname by hand (glibc hides them from Swift): open the
+      // multiplexer, unlock the slave (TIOCSPTLCK) and ask its number (TIOCGPTN).
+      master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+      var unlock: Int32 = 0
+      var number: UInt32 = 0
+      guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+        throw PrintError.output("no pty: \(String(cString: strerror(errno)))")
+      }
+      path = "/dev/pts/\(number)"
+      slave = open(path, O_RDWR | O_NOCTTY)
+      guard slave >= 0 else { throw PrintError.output("cannot open \(path)") }
+    }
+
+    /// Makes the line raw, as a USB printer device is (no newline translation).
+    func raw() {
+      var t = termios()
+      tcgetattr(slave, &t)
+      cfmakeraw(&t)
+      tcsetattr(slave, TCSANOW, &t)
+    }
+
+    /// Reads `count` bytes from the master (at most `seconds`), in a thread of its own.
+    func read(count: Int, seconds: Double = 20) -> () -> Data {
+      let box = Box()
+      let thread = Thread { [master] in
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = Date().addingTimeInterval(seconds)
+        while box.data.count < count, Date() < deadline {
+          var pfd = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+          guard poll(&pfd, 1, 100) > 0 else { continue }
+          let n = Glibc.read(master, &buffer, buffer.count)
+          if n <= 0 { break }
+          box.data.append(contentsOf: buffer[0..<n])
+        }
+        box.done.signal()
+      }
+      thread.start()
+      return {  // call once
+        box.done.wait()
+        return box.data
+      }
+    }
+
+    final class Box: @unchecked Sendable {  // written by the reader thread, read after `done`
+      var data = Data()
+      let done = DispatchSemaphore(value: 0)
+    }
+
+    deinit {
+      close(slave)
+      close(master)
+    }
+  }
+
+  static let engine = try! ReceiptLayoutEngine()
+
+  @Test(arguments: [9600, 115200])
+  func aSerialPrinterGetsTheESCPOSAtItsBaudRate(baud: Int) throws {
+    let pty = try PTY()
+    let receipt = try Self.engine.layout(SampleReceipts.twoPages())
+    let expected = try PrintPath.escpos.encode(receipt)
+    let printer = try #require(
+      try PrinterAddress.open("serial:\(pty.path)?baud=\(baud)&flow=rtscts") as? DevicePrinter)
+    #expect(printer.baud == baud && printer.flow == .rtscts)
+    let reading = pty.read(count: expected.count)
+    _ = try printer.submit(receipt, job: PrintJob(name: "t"))
+    let received = reading()
+    #expect(received == expected, "the line carried the ESC/POS bytes unchanged")
+    // The line was set up as asked: raw, the baud rate, RTS/CTS.
+    var t = termios()
+    #expect(tcgetattr(pty.slave, &t) == 0)
+    #expect(cfgetospeed(&t) == DevicePrinter.bauds[baud]!)
+    #expect(t.c_cflag & tcflag_t(CRTSCTS) != 0)
+    #expect(t.c_oflag & tcflag_t(OPOST) == 0, "no output processing: 0x0A stays 0x0A")
+    let decoded = try ESCPOSDecoder.decode(received, bytesPerLine: 72)
+    #expect(decoded.pages.count == 2 && decoded.cuts == [.full, .partial])
+  }
+
+  @Test func aUSBPrinterIsACharacterDeviceWrittenAsIs() throws {
+    let pty = try PTY()
+    pty.raw()
+    let receipt = try Self.engine.layout(SampleReceipts.twoPages())
+    let expected = try PrintPath.escpos.encode(receipt, copies: 2)
+    let printer = try #require(try PrinterAddress.open("usb:\(pty.path)") as? DevicePrinter)
+    #expect(try printer.status().state == .unknown)
+    let received = pty.read(count: expected.count)
+    _ = try printer.submit(receipt, job: PrintJob(name: "t", copies: 2))
+    #expect(received() == expected)
+  }
+
+  @Test func aPrinterThatTakesNothingTimesOutWithAClearError() throws {
+    let pty = try PTY()
+    pty.raw()
+    let printer = try #require(DevicePrinter(address: "usb:\(pty.path)"))
+    let start = Date()
+    #expect {
+      try printer.send(Data(repeating: 0x20, count: 4 << 20), timeout: 1)
+    } throws: { "\($0)".contains("and then nothing for 1 s; is it on and has it paper?") }
+    #expect(Date().timeIntervalSince(start) < 10)
+  }
+
+  @Test func badAndMissingDevicesAreClearErrors() throws {
+    for bad in [
+      "usb:/etc/passwd", "usb:/dev/../etc/passwd", "serial:/dev/ttyS0?baud=12345", "serial:/dev/ttyS0?flow=magic",
+      "usb:/dev/usb/lp0?baud=9600", "serial:/dev/ttyS0?parity=odd",
+    ] {
+      #expect(throws: PrintError.badAddress(bad)) { try PrinterAddress.open(bad) }
+    }
+    let missing = try #require(DevicePrinter(address: "usb:/dev/usb/lp-receipt-missing"))
+    #expect(try missing.status().state == .unavailable)
+    #expect {
+      try missing.send(Data([0x1B, 0x40]))
+    } throws: { "\($0)".contains("cannot open printer /dev/usb/lp-receipt-missing") }
+  }
+}
