@@ -104,10 +104,11 @@ import Testing
     let receipt = try Self.engine.layout(SampleReceipts.twoPages())
     let expected = try PrintPath.escpos.encode(receipt, copies: 2)
     let printer = try #require(try PrinterAddress.open("usb:\(pty.path)") as? DevicePrinter)
-    #expect(try printer.status().state == .unknown)
-    let received = pty.read(count: expected.count)
+    // Nobody answers the status request here: unknown; the request went down the same line.
+    #expect(printer.status(timeout: 0.2).state == .unknown)
+    let received = pty.read(count: ESCPOSStatus.request.count + expected.count)
     _ = try printer.submit(receipt, job: PrintJob(name: "t", copies: 2))
-    #expect(received() == expected)
+    #expect(received() == ESCPOSStatus.request + expected)
   }
 
   @Test func aPrinterThatTakesNothingTimesOutWithAClearError() throws {
@@ -119,6 +120,35 @@ import Testing
       try printer.send(Data(repeating: 0x20, count: 4 << 20), timeout: 1)
     } throws: { "\($0)".contains("and then nothing for 1 s; is it on and has it paper?") }
     #expect(Date().timeIntervalSince(start) < 10)
+  }
+
+  @Test func aSerialPrinterAnswersStatusOnTheSameLine() throws {
+    let pty = try PTY()
+    let simulator = try ThermalPrinterSimulator()  // its status bytes, written from Epson's layout
+    simulator.set(paperEnd: true)
+    let answer = Thread { [master = pty.master] in
+      var request = [UInt8](repeating: 0, count: 12)
+      var got = 0
+      let deadline = Date().addingTimeInterval(5)
+      while got < 12, Date() < deadline {
+        var pfd = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, 100) > 0 else { continue }
+        let n = request.withUnsafeMutableBytes { Glibc.read(master, $0.baseAddress! + got, 12 - got) }
+        if n <= 0 { return }
+        got += n
+      }
+      guard got == 12, request == [0x10, 0x04, 1, 0x10, 0x04, 2, 0x10, 0x04, 3, 0x10, 0x04, 4] else { return }
+      var reply = (1...4).map { simulator.statusByte(UInt8($0)) }
+      _ = Glibc.write(master, &reply, 4)
+    }
+    answer.start()
+    let printer = try #require(DevicePrinter(address: "serial:\(pty.path)?baud=115200"))
+    let status = printer.status(timeout: 3)
+    #expect(status.state == .stopped && status.reasons == ["media-empty"], "\(status)")
+    // No answer at all: unknown, within the timeout.
+    let silent = try PTY()
+    let quiet = try #require(DevicePrinter(address: "serial:\(silent.path)"))
+    #expect(quiet.status(timeout: 0.3).state == .unknown)
   }
 
   @Test func badAndMissingDevicesAreClearErrors() throws {

@@ -447,6 +447,9 @@ public final class SocketListener: @unchecked Sendable {
         data.append(contentsOf: buffer[0..<n])
       }
       close(client)
+      // A status probe (DLE EOT 1…4 alone) is not a print job: a printer that does not answer
+      // it just takes the bytes, and the connection carried nothing to print.
+      if data == Data([0x10, 0x04, 1, 0x10, 0x04, 2, 0x10, 0x04, 3, 0x10, 0x04, 4]) { continue }
       lock.lock()
       received.append(data)
       lock.unlock()

@@ -8,8 +8,8 @@ public import ReceiptLayout
 /// A raw ESC/POS printer on a local device: `usb:/dev/usb/lp0` (the kernel's usblp character
 /// device) or `serial:/dev/ttyUSB0?baud=115200&flow=rtscts` (a serial line set up with termios:
 /// raw 8N1 at the baud rate, hardware or XON/XOFF flow control). Like a socket printer it cannot
-/// be asked for its state yet, and "done" means the bytes were written and, on a serial line,
-/// drained to the wire (`tcdrain`).
+/// be asked whether the paper came out, but it answers ESC/POS real-time status; "done" means
+/// the bytes were written and, on a serial line, drained to the wire (`tcdrain`).
 public struct DevicePrinter: Printer {
   /// How the device is driven.
   public enum Kind: String, Sendable {
@@ -72,12 +72,38 @@ public struct DevicePrinter: Printer {
   }
   public var capabilities: PrinterCapabilities { PrinterCapabilities(format: .escpos) }
 
-  /// Unavailable when the device is missing (unplugged), otherwise unknown.
-  public func status() throws -> PrinterStatus {
-    guard access(path, W_OK) == 0 else {
+  /// Asks the printer (`DLE EOT 1…4`, answered on the same device): stopped with `media-empty`,
+  /// `cover-open` … when it says so; unavailable when the device is missing (unplugged);
+  /// unknown when it does not answer within a second.
+  public func status() throws -> PrinterStatus { status(timeout: 1) }
+
+  public func status(timeout: TimeInterval) -> PrinterStatus {
+    let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else {
       return PrinterStatus(state: .unavailable, message: "\(path): \(String(cString: strerror(errno)))")
     }
-    return PrinterStatus(state: .unknown)
+    defer { close(fd) }
+    if kind == .serial, (try? configureSerial(fd)) == nil {
+      return PrinterStatus(state: .unavailable, message: "\(path) is not a serial line")
+    }
+    let request = [UInt8](ESCPOSStatus.request)
+    guard write(fd, request, request.count) == request.count else {
+      return PrinterStatus(state: .unknown, message: "the printer does not take status requests")
+    }
+    var replies: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 16)
+    let deadline = Date().addingTimeInterval(timeout)
+    while replies.count < 4, deadline.timeIntervalSinceNow > 0 {
+      var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&pfd, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { break }
+      let n = read(fd, &buffer, buffer.count)
+      guard n > 0 else { break }
+      replies += buffer[0..<n]
+    }
+    guard let status = ESCPOSStatus(replies: Array(replies.prefix(4))) else {
+      return PrinterStatus(state: .unknown, message: "the printer does not answer ESC/POS status requests")
+    }
+    return status.printerStatus
   }
 
   /// Encodes the receipt as ESC/POS (all copies) and writes it; nil: no job ids.

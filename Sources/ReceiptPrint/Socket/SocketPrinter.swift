@@ -6,7 +6,8 @@ public import ReceiptLayout
 #endif
 
 /// A raw TCP printer (`socket://host:9100`, the JetDirect/AppSocket port of ESC/POS printers).
-/// It cannot be asked for its state, and "done" means the bytes were delivered.
+/// Its state comes from ESC/POS real-time status (`DLE EOT 1…4`) where it answers; "done"
+/// means the bytes were delivered.
 public struct SocketPrinter: Printer {
   public var host: String
   public var port: UInt16
@@ -28,7 +29,34 @@ public struct SocketPrinter: Printer {
 
   public var name: String { "socket://\(host):\(port)" }
   public var capabilities: PrinterCapabilities { PrinterCapabilities(format: .escpos) }
-  public func status() throws -> PrinterStatus { PrinterStatus(state: .unknown) }
+  /// Asks the printer (`DLE EOT 1…4` on a connection of its own): stopped with `media-empty`,
+  /// `cover-open` … when it says so; unavailable when it cannot be reached; unknown when it
+  /// does not answer within `timeout` (not every printer on port 9100 speaks ESC/POS status).
+  public func status() throws -> PrinterStatus { status(timeout: 1) }
+
+  public func status(timeout: TimeInterval) -> PrinterStatus {
+    do {
+      let fd = try connected(timeout: timeout)
+      defer { close(fd) }
+      try write(ESCPOSStatus.request, to: fd)
+      var replies: [UInt8] = []
+      let deadline = Date().addingTimeInterval(timeout)
+      var buffer = [UInt8](repeating: 0, count: 16)
+      while replies.count < 4, deadline.timeIntervalSinceNow > 0 {
+        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&pfd, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { break }
+        let n = recv(fd, &buffer, buffer.count, 0)
+        guard n > 0 else { break }
+        replies += buffer[0..<n]
+      }
+      guard let status = ESCPOSStatus(replies: Array(replies.prefix(4))) else {
+        return PrinterStatus(state: .unknown, message: "the printer does not answer ESC/POS status requests")
+      }
+      return status.printerStatus
+    } catch {
+      return PrinterStatus(state: .unavailable, message: "\(error)")
+    }
+  }
 
   /// Encodes the receipt as ESC/POS (all copies) and sends it; nil: no job ids.
   public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
@@ -38,6 +66,13 @@ public struct SocketPrinter: Printer {
 
   /// Connects, sends every byte and closes (with a connection timeout).
   public func send(_ data: Data, timeout: TimeInterval = 10) throws {
+    let fd = try connected(timeout: timeout)
+    defer { close(fd) }
+    try write(data, to: fd)
+  }
+
+  /// A connected socket (the caller closes it).
+  private func connected(timeout: TimeInterval) throws -> Int32 {
     var hints = addrinfo()
     hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
     var info: UnsafeMutablePointer<addrinfo>?
@@ -47,12 +82,17 @@ public struct SocketPrinter: Printer {
     defer { freeaddrinfo(info) }
     let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
     guard fd >= 0 else { throw PrintError.socket("cannot open a socket: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+    var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
-      throw PrintError.socket("cannot connect to printer \(host):\(port): \(String(cString: strerror(errno)))")
+      let reason = String(cString: strerror(errno))
+      close(fd)
+      throw PrintError.socket("cannot connect to printer \(host):\(port): \(reason)")
     }
+    return fd
+  }
+
+  private func write(_ data: Data, to fd: Int32) throws {
     try data.withUnsafeBytes { bytes in
       var offset = 0
       while offset < bytes.count {

@@ -27,6 +27,8 @@ final class PrintWorker: @unchecked Sendable {
   private var finished = false
   /// Work arrived since the worker last looked (set by ``wake()``, cleared when it looks).
   private var woken = false
+  /// Whether the raw printer answers status requests, and the current hold.
+  let rawStatus = RawStatusMemory()
 
   /// A stop interrupted the job; it stays `printing` and is reconciled at the next start.
   struct Interrupted: Error {}
@@ -120,7 +122,7 @@ final class PrintWorker: @unchecked Sendable {
   }
 
   /// Sleeps up to `seconds`, waking early when a stop is requested.
-  private func pause(_ seconds: TimeInterval) {
+  func pause(_ seconds: TimeInterval) {
     state.lock()
     if stopAt == nil { _ = state.wait(until: Date().addingTimeInterval(seconds)) }
     state.unlock()
@@ -134,6 +136,12 @@ final class PrintWorker: @unchecked Sendable {
         state.lock()
         woken = false  // what is committed now is seen by the claim below
         state.unlock()
+        let hold = rawPrinterHold()
+        noteHold(hold)
+        if hold != nil {
+          pause(Self.holdPollInterval)
+          continue
+        }
         if let job = try store.claimNext(printer: printer.name, now: Date()) {
           process(job)
         } else {

@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import ReceiptKit
+
+/// A raw ESC/POS printer (socket, USB, serial) is asked for its state before each job is
+/// claimed: while it reports paper out, an open cover or an error, the queue is held — no job is
+/// claimed, so none is sent into a printer that cannot print, and none uses up an attempt — and
+/// printing resumes in order once it is fixed. A printer that never answers the status request
+/// is not asked again (until the daemon restarts): such printers print as before.
+extension PrintWorker {
+  /// How often a held queue asks its printer again.
+  static let holdPollInterval: TimeInterval = 2
+
+  /// Why the queue must wait now (the printer's status), or nil to go on.
+  func rawPrinterHold() -> PrinterStatus? {
+    switch printer.target {
+    case .socket, .device: break
+    default: return nil
+    }
+    guard rawStatus.shouldAsk,
+      (try? store.jobs(state: .queued, printer: printer.name, limit: 1, before: nil).isEmpty) == false,
+      let status = try? engine.openPrinter(printer.target.address).status()
+    else { return nil }
+    if status.state == .unknown, !rawStatus.everAnswered {
+      rawStatus.stopAsking()
+      logger.info("printer \(printer.name) does not answer ESC/POS status requests; printing without them")
+      return nil
+    }
+    if status.state != .unknown { rawStatus.answered() }
+    return status.state == .stopped ? status : nil
+  }
+
+  /// Logs a hold when it starts and when it ends (not on every poll).
+  func noteHold(_ status: PrinterStatus?) {
+    if let status {
+      if rawStatus.startHold(status.message) {
+        logger.warning(
+          "printer \(printer.name) holds its queue: \(status.message) (\(status.reasons.joined(separator: ", ")))")
+      }
+    } else if rawStatus.endHold() {
+      logger.info("printer \(printer.name) is ready again; printing resumes")
+    }
+  }
+}
+
+/// What a worker knows of its raw printer's status requests.
+final class RawStatusMemory: @unchecked Sendable {  // used by the worker's own thread only
+  private(set) var shouldAsk = true
+  private(set) var everAnswered = false
+  private(set) var holding: String?
+
+  func stopAsking() { shouldAsk = false }
+  func answered() { everAnswered = true }
+
+  /// True when a hold starts (or its reason changes).
+  func startHold(_ reason: String) -> Bool {
+    defer { holding = reason }
+    return holding != reason
+  }
+
+  /// True when a hold ends.
+  func endHold() -> Bool {
+    defer { holding = nil }
+    return holding != nil
+  }
+
+  /// The current hold's reason, for `GET /v1/printers`.
+  var heldBecause: String? { holding }
+}
