@@ -49,17 +49,6 @@ indirect enum Expression {
     if case .path(let p, _) = self { return p }
     return nil
   }
-
-  /// Every formatter call inside, nested ones included (for validation).
-  var formatterCalls: [FormatterCall] {
-    switch self {
-    case .literal, .path: return []
-    case .unary(_, let e, _), .access(let e, _): return e.formatterCalls
-    case .binary(_, let l, let r, _): return l.formatterCalls + r.formatterCalls
-    case .piped(let e, let calls):
-      return e.formatterCalls + calls + calls.flatMap { $0.arguments.flatMap(\.formatterCalls) }
-    }
-  }
 }
 
 /// One formatter in a pipe: `name:arg:arg`, with where its name starts.
@@ -82,10 +71,6 @@ struct FormatterCall {
       }
     }
 
-    var formatterCalls: [FormatterCall] {
-      if case .expression(let e, _) = self { return e.formatterCalls }
-      return []
-    }
   }
 }
 

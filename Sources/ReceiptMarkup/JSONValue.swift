@@ -87,7 +87,4 @@ public enum JSONValue: Hashable, Sendable {
     default: return nil
     }
   }
-
-  /// The value as binary floating point, for formatters (nil if it is not a number).
-  var number: Double? { decimal?.double }
 }

@@ -12,21 +12,29 @@ final class MarkupNode {
   let attributes: [(name: String, value: String)]
   var children: [Child] = []
   let location: SourceLocation
-  /// Where each attribute's value starts, to place tokens inside it.
-  private let valueLocators: [String: Locator]
+  /// The template's text and where this start tag ends, to place tokens inside attribute values.
+  private let source: SourceText?
+  private let tagEnd: SourceText.Point
 
-  init(name: String, attributes: [String: String], location: SourceLocation, valueLocators: [String: Locator] = [:]) {
+  init(
+    name: String, attributes: [String: String], location: SourceLocation, source: SourceText? = nil,
+    tagEnd: SourceText.Point = SourceText.Point(line: 0, column: 0)
+  ) {
     self.name = name
     self.attributes = attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     self.location = location
-    self.valueLocators = valueLocators
+    self.source = source
+    self.tagEnd = tagEnd
   }
 
   /// The value of an attribute.
   func attribute(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
 
   /// A locator for the characters of an attribute's value (the element's location if unknown).
-  func locator(_ attribute: String) -> Locator { valueLocators[attribute] ?? Locator(location) }
+  func locator(_ attribute: String) -> Locator {
+    guard let source else { return Locator(location) }
+    return Locator(source: source, anchor: .attribute(tagEnd: tagEnd, name: attribute), fallback: location)
+  }
 
   /// Child elements only.
   var elements: [MarkupNode] {

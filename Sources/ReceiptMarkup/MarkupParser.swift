@@ -88,11 +88,9 @@ enum MarkupParser {
         fail(TemplateError(location, "elements nest deeper than \(MarkupParser.maxDepth) levels"))
         return
       }
-      let here = source.point(line: parser.lineNumber, column: parser.columnNumber)
-      let starts = attributes.isEmpty ? [:] : source.attributeValueStarts(ofTagEndingAt: here)
       let node = MarkupNode(
-        name: name, attributes: attributes, location: location,
-        valueLocators: starts.mapValues { Locator(source: source, start: $0) })
+        name: name, attributes: attributes, location: location, source: source,
+        tagEnd: source.point(line: parser.lineNumber, column: parser.columnNumber))
       if let parent = stack.last { parent.children.append(.element(node)) } else { root = node }
       stack.append(node)
     }
@@ -131,8 +129,8 @@ enum MarkupParser {
         node.children[node.children.count - 1] = .text(previous + string, start)
       } else {
         let end = source.point(line: parser?.lineNumber ?? 0, column: parser?.columnNumber ?? 0)
-        let start = source.start(ofRunEndingAt: end, count: string.count)
-        node.children.append(.text(string, Locator(source: source, start: start)))
+        node.children.append(
+          .text(string, Locator(source: source, anchor: .run(end: end, count: string.count), fallback: location)))
       }
     }
 

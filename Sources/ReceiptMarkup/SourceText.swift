@@ -139,37 +139,56 @@ final class SourceText: Sendable {
 
 /// Turns an offset in a string taken from a template (a text run, an attribute value) into the
 /// file:line:column of that character. Strings from elsewhere (a style sheet) point at the element.
+/// Where the string starts in the file is worked out only when a location is asked for (an error
+/// or a warning), so binding a template costs nothing for it.
 struct Locator {
+  /// Where the string starts, as libxml2 left it.
+  enum Anchor {
+    /// The start itself.
+    case point(SourceText.Point)
+    /// The value of `name` in the start tag that ends at `tagEnd`.
+    case attribute(tagEnd: SourceText.Point, name: String)
+    /// A run of `count` characters ending at `end`.
+    case run(end: SourceText.Point, count: Int)
+  }
+
   var source: SourceText?
-  var start: SourceText.Point
+  var anchor: Anchor
+  /// Characters from the anchor's start to the string's.
+  var shift = 0
   /// Where the string as a whole is reported when it has no place in the file.
   var fallback: SourceLocation
 
-  init(source: SourceText, start: SourceText.Point) {
+  init(source: SourceText, anchor: Anchor, fallback: SourceLocation) {
     self.source = source
-    self.start = start
-    fallback = source.location(start)
+    self.anchor = anchor
+    self.fallback = fallback
   }
 
   init(_ location: SourceLocation) {
     source = nil
-    start = SourceText.Point(line: 0, column: 0)
+    anchor = .point(SourceText.Point(line: 0, column: 0))
     fallback = location
   }
 
   /// The location of the character at `offset` (counted in characters).
   func callAsFunction(_ offset: Int) -> SourceLocation {
     guard let source else { return fallback }
-    return source.location(source.point(from: start, advancing: offset))
+    let start: SourceText.Point
+    switch anchor {
+    case .point(let p): start = p
+    case .run(let end, let count): start = source.start(ofRunEndingAt: end, count: count)
+    case .attribute(let tagEnd, let name):
+      guard let p = source.attributeValueStarts(ofTagEndingAt: tagEnd)[name] else { return fallback }
+      start = p
+    }
+    return source.location(source.point(from: start, advancing: shift + offset))
   }
 
   /// A locator for the part of the string that starts at `offset`.
   func shifted(by offset: Int) -> Locator {
     var l = self
-    if let source { l.start = source.point(from: start, advancing: offset) }
+    l.shift += offset
     return l
   }
-
-  /// The location of the string's first character.
-  var location: SourceLocation { self(0) }
 }

@@ -3,20 +3,24 @@ public import Foundation
 /// Locale identifiers a receipt may name (`de`, `de_DE`, `de-DE`): only languages Foundation
 /// (ICU) knows, so `klingon` is an error instead of a silent fallback to unlocalised formats.
 public enum TemplateLocale {
+  /// ICU's locales, enumerated once (every receipt checks its locale).
+  private static let available = Set(Locale.availableIdentifiers)
+  private static let isoLanguages = Set(Locale.LanguageCode.isoLanguageCodes.map(\.identifier))
+  private static let regions = Set(Locale.Region.isoRegions.map(\.identifier))
+  private static let availableLanguages = Set(available.map { String($0.split(separator: "_").first ?? "") })
+
   /// Whether `identifier` names a language Foundation knows.
   public static func isKnown(_ identifier: String) -> Bool {
     let normalized = identifier.replacingOccurrences(of: "-", with: "_")
     guard (2...35).contains(normalized.count) else { return false }
-    if Locale.availableIdentifiers.contains(normalized) { return true }
+    if available.contains(normalized) { return true }
     let parts = normalized.split(separator: "_")
     let language = String(parts.first ?? "")
-    guard Locale.LanguageCode.isoLanguageCodes.contains(Locale.LanguageCode(language)),
-      Locale.availableIdentifiers.contains(where: { $0 == language || $0.hasPrefix(language + "_") })
-    else { return false }
+    guard isoLanguages.contains(language), availableLanguages.contains(language) else { return false }
     // A region, if given, must be a known one (de_XX is not a locale).
     guard parts.count > 1 else { return true }
     let region = String(parts.last!)
-    return region.count == 4 || Locale.Region.isoRegions.contains(Locale.Region(region))
+    return region.count == 4 || regions.contains(region)
   }
 
   /// The locale, or an error naming where it came from and how to fix it.

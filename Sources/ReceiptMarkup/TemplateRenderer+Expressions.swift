@@ -76,8 +76,8 @@ extension TemplateRenderer {
     switch op {
     case .divide: checked = status == .noError || status == .lossOfPrecision
     default:
-      let exact = JSONNumber.exact(
-        Character(op.rawValue), JSONNumber(a) ?? JSONNumber(0), JSONNumber(b) ?? JSONNumber(0))
+      // ValueFormatter.decimal succeeded above, so both are numbers.
+      let exact = JSONNumber.exact(Character(op.rawValue), lhs.decimal!, rhs.decimal!)
       checked = status == .noError && exact != nil && exact == JSONNumber(result)
     }
     guard checked, let n = JSONNumber(result) else {
@@ -135,18 +135,14 @@ extension TemplateRenderer {
   /// A whole attribute (`test`, `items`) parsed once per template text, with the locator of
   /// its expression (`${…}` around it is allowed).
   func parsedExpression(_ text: String, at locator: Locator) throws -> (Expression, Locator) {
-    var shifted = locator
-    if let (e, shift) = expressionCache[text] {
-      shifted.start = locator.source?.point(from: locator.start, advancing: shift) ?? locator.start
-      return (e, shifted)
-    }
+    if let (e, shift) = expressionCache[text] { return (e, locator.shifted(by: shift)) }
     var source = text.trimmingCharacters(in: .whitespaces)
     var shift = text.prefix { $0.isWhitespace }.count
     if source.hasPrefix("${"), source.hasSuffix("}") {
       source = String(source.dropFirst(2).dropLast())
       shift += 2
     }
-    shifted.start = locator.source?.point(from: locator.start, advancing: shift) ?? locator.start
+    let shifted = locator.shifted(by: shift)
     let e = try Interpolation.expression(source, at: shifted)
     expressionCache[text] = (e, shift)
     return (e, shifted)

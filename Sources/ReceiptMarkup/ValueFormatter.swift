@@ -61,16 +61,12 @@ struct ValueFormatter {
   func formatNumber(_ value: JSONValue, style: String, argument: String?, at location: SourceLocation) throws -> String
   {
     let decimal = try Self.decimal(value, for: style, at: location)
-    let text = try formatNumber(decimal, style: style, argument: argument, at: location)
     // An amount that rounds to zero prints as zero, not "-0,00 €".
-    if decimal < 0,
-      try formatNumber(-decimal, style: style, argument: argument, at: location)
-        == formatNumber(
-          Decimal(0), style: style, argument: argument, at: location)
-    {
-      return try formatNumber(Decimal(0), style: style, argument: argument, at: location)
+    if decimal < 0 {
+      let zero = try formatNumber(Decimal(0), style: style, argument: argument, at: location)
+      if try formatNumber(-decimal, style: style, argument: argument, at: location) == zero { return zero }
     }
-    return text
+    return try formatNumber(decimal, style: style, argument: argument, at: location)
   }
 
   private func formatNumber(_ decimal: Decimal, style: String, argument: String?, at location: SourceLocation) throws

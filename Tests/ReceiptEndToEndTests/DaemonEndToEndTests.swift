@@ -248,22 +248,8 @@ final class SilentPrinter: @unchecked Sendable {
   private let lock = NSLock()
 
   init() throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var size: Int32 = 4096
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    (fd, port) = try Loopback.listen(receiveBuffer: 4096)
     let fd = self.fd
-    try withUnsafeMutablePointer(to: &address) { pointer in
-      try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0, listen(fd, 8) == 0 else {
-          throw RigError("cannot listen")
-        }
-      }
-    }
-    port = UInt16(bigEndian: address.sin_port)
     Thread.detachNewThread { [self] in
       while true {
         let client = accept(fd, nil, nil)

@@ -414,23 +414,7 @@ public final class SocketListener: @unchecked Sendable {
 
   /// Listens on `port`, or on a port of its own choosing (0).
   public init(port requested: UInt16 = 0) throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var reuse: Int32 = 1
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = requested.bigEndian
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let fd = self.fd
-    try withUnsafeMutablePointer(to: &address) { pointer in
-      try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0, listen(fd, 8) == 0 else {
-          throw RigError("cannot listen on loopback")
-        }
-      }
-    }
-    port = UInt16(bigEndian: address.sin_port)
+    (fd, port) = try Loopback.listen(port: requested)
     let thread = Thread { [unowned self] in self.acceptLoop() }
     thread.start()
   }

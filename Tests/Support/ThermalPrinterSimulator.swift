@@ -21,22 +21,20 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
   private var statusRequests = 0
 
   public init() throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    (fd, port) = try Loopback.listen()
     let fd = self.fd
-    try withUnsafeMutablePointer(to: &address) { pointer in
-      try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0, listen(fd, 8) == 0 else {
-          throw RigError("cannot listen on loopback")
-        }
-      }
-    }
-    port = UInt16(bigEndian: address.sin_port)
+    // Holds the simulator only while serving a connection: when the test drops it, `deinit`
+    // shuts the socket down, `accept` fails and the thread ends.
     Thread { [weak self] in
-      while let client = self.map({ accept($0.fd, nil, nil) }), client >= 0 { self?.serve(client) }
+      while true {
+        let client = accept(fd, nil, nil)
+        guard client >= 0 else { return }
+        guard let self else {
+          close(client)
+          return
+        }
+        self.serve(client)
+      }
     }.start()
   }
 
@@ -107,11 +105,11 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
         }
         let rest = pending.count - i
         if pending[i] == 0x10, rest >= 3, pending[i + 1] == 0x04 {  // DLE EOT n
+          lock.lock()
+          statusRequests += 1  // counted before answering: whoever reads the answer sees the count
+          lock.unlock()
           var reply = statusByte(pending[i + 2])
           _ = send(client, &reply, 1, Int32(MSG_NOSIGNAL))
-          lock.lock()
-          statusRequests += 1
-          lock.unlock()
           i += 3
         } else if pending[i] == 0x1D, rest >= 2, pending[i + 1] == 0x76 {  // GS v 0 m xL xH yL yH
           guard rest >= 8 else { break }

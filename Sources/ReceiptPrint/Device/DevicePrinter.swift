@@ -26,8 +26,8 @@ public struct DevicePrinter: Printer {
   public var baud: Int
   public var flow: Flow
 
-  /// Baud rates a serial printer may be set to.
-  public static let bauds: [Int: speed_t] = [
+  /// Baud rates a serial printer may be set to (termios speeds: package, no C type in the API).
+  package static let bauds: [Int: speed_t] = [
     9600: speed_t(B9600), 19200: speed_t(B19200), 38400: speed_t(B38400), 57600: speed_t(B57600),
     115200: speed_t(B115200), 230400: speed_t(B230400),
   ]
@@ -90,20 +90,7 @@ public struct DevicePrinter: Printer {
     guard write(fd, request, request.count) == request.count else {
       return PrinterStatus(state: .unknown, message: "the printer does not take status requests")
     }
-    var replies: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 16)
-    let deadline = Date().addingTimeInterval(timeout)
-    while replies.count < 4, deadline.timeIntervalSinceNow > 0 {
-      var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      guard poll(&pfd, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { break }
-      let n = read(fd, &buffer, buffer.count)
-      guard n > 0 else { break }
-      replies += buffer[0..<n]
-    }
-    guard let status = ESCPOSStatus(replies: Array(replies.prefix(4))) else {
-      return PrinterStatus(state: .unknown, message: "the printer does not answer ESC/POS status requests")
-    }
-    return status.printerStatus
+    return ESCPOSStatus.read(from: fd, timeout: timeout)
   }
 
   /// Encodes the receipt as ESC/POS (all copies) and writes it; nil: no job ids.

@@ -1,5 +1,9 @@
 public import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// An ESC/POS printer's real-time status: the four one-byte answers to `DLE EOT n` (n = 1…4),
 /// which a printer sends at once, even while offline. Epson's byte layouts (ESC/POS Application
 /// Programming Guide, "DLE EOT: Transmit real-time status"): bits 1 and 4 are always 1, bits 0
@@ -87,5 +91,24 @@ public struct ESCPOSStatus: Equatable, Sendable {
       state: stopped ? .stopped : .idle, reasons: reasons,
       message: stopped ? problems.joined(separator: ", ") : (paperNearEnd ? "paper nearly out" : ""),
       acceptingJobs: true)
+  }
+
+  /// Reads the four answers to ``request`` from `fd` (a socket or a device), waiting at most
+  /// `timeout`: the printer's status, or unknown when it does not answer.
+  static func read(from fd: Int32, timeout: TimeInterval) -> PrinterStatus {
+    var replies: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 16)
+    let deadline = Date().addingTimeInterval(timeout)
+    while replies.count < 4, deadline.timeIntervalSinceNow > 0 {
+      var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&pfd, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { break }
+      let n = Glibc.read(fd, &buffer, buffer.count)
+      guard n > 0 else { break }
+      replies += buffer[0..<n]
+    }
+    guard let status = ESCPOSStatus(replies: Array(replies.prefix(4))) else {
+      return PrinterStatus(state: .unknown, message: "the printer does not answer ESC/POS status requests")
+    }
+    return status.printerStatus
   }
 }

@@ -48,7 +48,9 @@ public struct PrinterModel: Codable, Hashable, Sendable {
   /// The shipped models, by name.
   public static let shipped: [PrinterModel] = [
     PackageResources.epson_tm_t88v_json, PackageResources.generic_80mm_json, PackageResources.generic_58mm_json,
-  ].map { try! JSONDecoder().decode(PrinterModel.self, from: Data($0)) }  // checked by PrinterModelTests
+  ].map {  // the shipped files are checked like users' files (and by PrinterModelTests)
+    try! JSONDecoder().decode(PrinterModel.self, from: Data($0)).validated(source: "shipped")
+  }
 
   /// Every model: the shipped ones and those in `$RECEIPT_MODELS` (which win by name).
   public static func all(environment: [String: String] = ProcessInfo.processInfo.environment) throws

@@ -39,20 +39,7 @@ public struct SocketPrinter: Printer {
       let fd = try connected(timeout: timeout)
       defer { close(fd) }
       try write(ESCPOSStatus.request, to: fd)
-      var replies: [UInt8] = []
-      let deadline = Date().addingTimeInterval(timeout)
-      var buffer = [UInt8](repeating: 0, count: 16)
-      while replies.count < 4, deadline.timeIntervalSinceNow > 0 {
-        var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&pfd, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { break }
-        let n = recv(fd, &buffer, buffer.count, 0)
-        guard n > 0 else { break }
-        replies += buffer[0..<n]
-      }
-      guard let status = ESCPOSStatus(replies: Array(replies.prefix(4))) else {
-        return PrinterStatus(state: .unknown, message: "the printer does not answer ESC/POS status requests")
-      }
-      return status.printerStatus
+      return ESCPOSStatus.read(from: fd, timeout: timeout)
     } catch {
       return PrinterStatus(state: .unavailable, message: "\(error)")
     }

@@ -63,7 +63,4 @@ final class RawStatusMemory: @unchecked Sendable {  // used by the worker's own 
     defer { holding = nil }
     return holding != nil
   }
-
-  /// The current hold's reason, for `GET /v1/printers`.
-  var heldBecause: String? { holding }
 }

@@ -1,0 +1,32 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Loopback TCP listening sockets for the test stand-ins (printers, slow clients' servers).
+public enum Loopback {
+  /// A socket listening on 127.0.0.1 (`port` 0: one of its own choosing), and its port.
+  public static func listen(port requested: UInt16 = 0, receiveBuffer: Int32? = nil) throws -> (
+    fd: Int32, port: UInt16
+  ) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var reuse: Int32 = 1
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+    if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = requested.bigEndian
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    try withUnsafeMutablePointer(to: &address) { pointer in
+      try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0, Glibc.listen(fd, 8) == 0 else {
+          close(fd)
+          throw RigError("cannot listen on loopback")
+        }
+      }
+    }
+    return (fd, UInt16(bigEndian: address.sin_port))
+  }
+}
