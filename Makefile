@@ -23,7 +23,7 @@ demo: setup
 test: setup-test lint
 	$(RELEASE) --product receipt
 	swift build --build-tests
-	swift test --skip-build --disable-xctest
+	@scripts/run-tests.sh
 
 setup:
 	@scripts/setup.sh

@@ -41,13 +41,16 @@ let package = Package(
     cLibrary("CZint", apt: ["libzint-dev"]),
     cLibrary("CPNG", pkgConfig: "libpng16", apt: ["libpng-dev"]),
     cLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg-dev"]),
+    cLibrary("CHyphen", apt: ["libhyphen-dev"]),
 
     // The pipeline, one way: Markup → Model → Layout → Render → Print; Kit is the facade.
     .target(name: "ReceiptModel", swiftSettings: strictImports),
     .target(name: "ReceiptMarkup", dependencies: ["ReceiptModel"], swiftSettings: strictImports),
     .target(
       name: "ReceiptLayout",
-      dependencies: ["ReceiptModel", "CFreeType", "CHarfBuzz", "CICU", "CFontconfig", "CZint", "CPNG", "CJPEG"],
+      dependencies: [
+        "ReceiptModel", "CFreeType", "CHarfBuzz", "CICU", "CFontconfig", "CZint", "CPNG", "CJPEG", "CHyphen",
+      ],
       swiftSettings: strictImports),
     // Render draws (cairo: PDF, PNG, raster images); Print is the one home of printing: printer
     // kinds behind one protocol, their states, and the print-protocol encoders.

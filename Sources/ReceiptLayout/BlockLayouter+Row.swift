@@ -44,47 +44,78 @@ extension BlockLayouter {
     }.first
   }
 
-  /// The width of every cell of a row.
+  /// The width of every cell of a row. Fixed cells and spacers take their length, auto cells
+  /// their natural width (or the grid's), weighted cells share the rest by weight. When that does
+  /// not fit, auto cells give up room down to their narrowest (their widest word) before a
+  /// weighted cell goes below its own; words are split only when even that does not fit.
   func cellWidths(_ row: Row, width: Double, grid: [Int: Double]?) throws -> [Double] {
     let n = row.cells.count
     var widths = [Double](repeating: 0, count: n)
     var used = row.spacing * Double(max(0, n - 1))
-    var weights = 0.0
     var autos: [Int] = []
+    var flexible: [(index: Int, weight: Double, least: Double)] = []
     for (i, cell) in row.cells.enumerated() {
       switch (cell.width, cell.block) {
       case (_, .spacer(let spacer)) where spacer.length != nil:
         widths[i] = spacer.length!.points
         used += widths[i]
       case (_, .spacer(let spacer)):
-        weights += spacer.weight
+        flexible.append((i, max(spacer.weight, 0), 0))
       case (.fixed(let length), _):
         widths[i] = length.points
         used += widths[i]
       case (.weight(let w), _):
-        weights += max(w, 0)
+        flexible.append((i, max(w, 0), try minContentWidth(cell.block)))
       case (.auto, _):
         widths[i] = try grid?[i] ?? naturalWidth(cell.block)
         autos.append(i)
         used += widths[i]
       }
     }
-    if used > width, !autos.isEmpty {
-      // Auto cells shrink proportionally so the row fits.
-      let autoTotal = autos.reduce(0) { $0 + widths[$1] }
-      let excess = used - width
-      for i in autos where autoTotal > 0 { widths[i] = max(0, widths[i] - excess * widths[i] / autoTotal) }
-      used = width
-    }
-    let free = max(0, width - used)
-    for (i, cell) in row.cells.enumerated() {
-      if case .spacer(let spacer) = cell.block, spacer.length == nil {
-        widths[i] = weights > 0 ? free * spacer.weight / weights : 0
-      } else if case .weight(let w) = cell.width {
-        widths[i] = weights > 0 ? free * max(w, 0) / weights : 0
+    let least = flexible.reduce(0) { $0 + $1.least }
+    if used + least > width, !autos.isEmpty {
+      // Auto cells shrink toward their narrowest, in proportion to the room each can give.
+      let narrowest = try autos.map { min(widths[$0], try minContentWidth(row.cells[$0].block)) }
+      let room = zip(autos, narrowest).reduce(0) { $0 + widths[$1.0] - $1.1 }
+      let excess = used + least - width
+      for (k, i) in autos.enumerated() where room > 0 {
+        let give = widths[i] - narrowest[k]
+        widths[i] -= min(give, excess * give / room)
+      }
+      used = row.spacing * Double(max(0, n - 1)) + (0..<n).reduce(0) { $0 + widths[$1] }
+      if used > width {
+        // Even at their narrowest the fixed and auto cells are too wide: they shrink alike.
+        let autoTotal = autos.reduce(0) { $0 + widths[$1] }
+        let over = used - width
+        for i in autos where autoTotal > 0 { widths[i] = max(0, widths[i] - over * widths[i] / autoTotal) }
+        used = width
       }
     }
+    share(max(0, width - used), among: flexible, into: &widths)
     return widths
+  }
+
+  /// Shares free room by weight; a weighted cell whose share is narrower than its widest word
+  /// gets that width instead when the room allows every such cell its own.
+  private func share(
+    _ free: Double, among flexible: [(index: Int, weight: Double, least: Double)], into widths: inout [Double]
+  ) {
+    var free = free
+    var open = flexible
+    if flexible.reduce(0, { $0 + $1.least }) <= free {
+      while true {
+        let weights = open.reduce(0) { $0 + $1.weight }
+        let short = open.filter { weights > 0 && free * $0.weight / weights < $0.least - 1e-9 }
+        if short.isEmpty { break }
+        for cell in short {
+          widths[cell.index] = cell.least
+          free -= cell.least
+        }
+        open.removeAll { cell in short.contains { $0.index == cell.index } }
+      }
+    }
+    let weights = open.reduce(0) { $0 + $1.weight }
+    for cell in open { widths[cell.index] = weights > 0 ? free * cell.weight / weights : 0 }
   }
 
   /// For a grid column: per child index, the width of each auto cell's column = the widest
@@ -112,16 +143,33 @@ extension BlockLayouter {
     return result
   }
 
+  /// The narrowest width a block takes without splitting a word (images and barcodes whole).
+  func minContentWidth(_ block: Block) throws -> Double {
+    switch block {
+    case .text(let attributed): return try text.minContentWidth(attributed)
+    case .column, .row: return try nestedWidth(block, of: minContentWidth)
+    default: return try naturalWidth(block)
+    }
+  }
+
+  /// A column's widest child or a row's cells side by side, each child measured by `measure`.
+  private func nestedWidth(_ block: Block, of measure: (Block) throws -> Double) throws -> Double {
+    switch block {
+    case .column(let column): return try column.children.map(measure).max() ?? 0
+    case .row(let row):
+      return try row.cells.reduce(row.spacing * Double(max(0, row.cells.count - 1))) { total, cell in
+        if case .fixed(let length) = cell.width { return total + length.points }
+        return total + (try measure(cell.block))
+      }
+    default: return try measure(block)
+    }
+  }
+
   /// The width a block takes without wrapping.
   func naturalWidth(_ block: Block) throws -> Double {
     switch block {
     case .text(let attributed): return try text.naturalWidth(attributed)
-    case .column(let column): return try column.children.map { try naturalWidth($0) }.max() ?? 0
-    case .row(let row):
-      return try row.cells.reduce(row.spacing * Double(max(0, row.cells.count - 1))) { total, cell in
-        if case .fixed(let length) = cell.width { return total + length.points }
-        return total + (try naturalWidth(cell.block))
-      }
+    case .column, .row: return try nestedWidth(block, of: naturalWidth)
     case .spacer(let spacer): return spacer.length?.points ?? 0
     case .barcode(let barcode): return try encode(barcode).width
     case .image(let image): return try naturalImageWidth(image)

@@ -132,7 +132,7 @@ final class FontCollection {
     var result = FcResultNoMatch
     guard let matched = FcFontMatch(config, pattern, &result) else { return nil }
     defer { FcPatternDestroy(matched) }
-    guard let face = face(from: matched) else { return nil }
+    guard let face = face(from: matched, weight: weight, italic: italic) else { return nil }
     var families: [String] = []
     var name: UnsafeMutablePointer<FcChar8>?
     var index: Int32 = 0
@@ -152,7 +152,9 @@ final class FontCollection {
       var result = FcResultNoMatch
       if let set = FcFontSort(config, pattern, 1, nil, &result) {
         for i in 0..<Int(set.pointee.nfont) {
-          if let font = set.pointee.fonts[i], let face = face(from: font) { faces.append(face) }
+          if let font = set.pointee.fonts[i], let face = face(from: font, weight: style.weight, italic: style.italic) {
+            faces.append(face)
+          }
         }
         FcFontSetDestroy(set)
       }
@@ -162,7 +164,9 @@ final class FontCollection {
     return faces
   }
 
-  private func face(from pattern: OpaquePointer) -> FontFace? {
+  /// The face a fontconfig pattern names; bold and oblique are synthesized when the style asks
+  /// for them and the face has neither (a CJK or emoji fallback font with one weight).
+  private func face(from pattern: OpaquePointer, weight: Int, italic: Bool) -> FontFace? {
     var file: UnsafeMutablePointer<FcChar8>?
     guard FcPatternGetString(pattern, FC_FILE, 0, &file) == FcResultMatch, let file else { return nil }
     var index: Int32 = 0
@@ -174,6 +178,14 @@ final class FontCollection {
     }
     var color: FcBool = 0
     _ = FcPatternGetBool(pattern, FC_COLOR, 0, &color)
-    return FontFace(path: String(cString: file), index: Int(index), family: family, isColor: color != 0)
+    var faceWeight: Int32 = FC_WEIGHT_REGULAR
+    _ = FcPatternGetInteger(pattern, FC_WEIGHT, 0, &faceWeight)
+    var slant: Int32 = FC_SLANT_ROMAN
+    _ = FcPatternGetInteger(pattern, FC_SLANT, 0, &slant)
+    let wantsBold = FcWeightFromOpenType(Int32(weight)) >= FC_WEIGHT_DEMIBOLD
+    return FontFace(
+      path: String(cString: file), index: Int(index), family: family, isColor: color != 0,
+      synthesizeBold: wantsBold && faceWeight < FC_WEIGHT_DEMIBOLD && color == 0,
+      synthesizeOblique: italic && slant == FC_SLANT_ROMAN && color == 0)
   }
 }

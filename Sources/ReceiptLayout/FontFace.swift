@@ -11,16 +11,29 @@ public struct FontFace: Hashable, Sendable, CustomStringConvertible {
   public var family: String
   /// Whether the font has color glyphs (emoji).
   public var isColor: Bool
+  /// Whether bold was asked for and the face has no bold weight: renderers embolden its outlines
+  /// (as Pango and browsers do), so a bold CJK total looks bold.
+  public var synthesizeBold: Bool
+  /// Whether italic was asked for and the face is upright: renderers slant it.
+  public var synthesizeOblique: Bool
 
   /// Creates a font face reference.
-  public init(path: String, index: Int = 0, family: String = "", isColor: Bool = false) {
+  public init(
+    path: String, index: Int = 0, family: String = "", isColor: Bool = false, synthesizeBold: Bool = false,
+    synthesizeOblique: Bool = false
+  ) {
     self.path = path
     self.index = index
     self.family = family
     self.isColor = isColor
+    self.synthesizeBold = synthesizeBold
+    self.synthesizeOblique = synthesizeOblique
   }
 
-  public var description: String { "\(family) (\(path)#\(index))" }
+  public var description: String {
+    let synthesized = (synthesizeBold ? " synthetic bold" : "") + (synthesizeOblique ? " synthetic oblique" : "")
+    return "\(family)\(synthesized) (\(path)#\(index))"
+  }
 }
 
 /// Vertical metrics of a font as fractions of the em (multiply by the size in points).

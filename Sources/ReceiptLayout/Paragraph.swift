@@ -49,8 +49,11 @@ struct Paragraph {
   var paragraphLevel: UInt8 = 0
   /// Grapheme boundaries after 0, ending with `units.count`.
   var graphemes: [Int] = []
-  /// Line break opportunities after 0, ending with `units.count`.
+  /// Line break opportunities after 0, ending with `units.count` (hyphenation points included).
   var breaks: [Int] = []
+  /// The break opportunities where a line ends with a hyphen: after a soft hyphen, or at a
+  /// hyphenation point of the language's dictionary.
+  var hyphenBreaks: Set<Int> = []
   var hasTabs = false
 
   var rightToLeft: Bool { paragraphLevel & 1 == 1 }

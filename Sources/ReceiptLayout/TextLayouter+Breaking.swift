@@ -1,11 +1,12 @@
 import Foundation
 import ReceiptModel
 
-/// A line of a paragraph: a UTF-16 range, and whether it ends with an ellipsis.
+/// A line of a paragraph: a UTF-16 range, and whether it ends with an ellipsis or a hyphen.
 struct LineSpan {
   var start: Int
   var end: Int
   var truncated = false
+  var hyphenated = false
 }
 
 extension TextLayouter {
@@ -28,9 +29,19 @@ extension TextLayouter {
       }
       while b < p.breaks.count, p.breaks[b] <= start { b += 1 }
       var end: Int?
-      while b < p.breaks.count, lineWidth(p, start, p.breaks[b], available: available, style: style) <= limit {
-        end = p.breaks[b]
-        b += 1
+      var hyphenated = false
+      var k = b
+      while k < p.breaks.count {
+        let candidate = p.breaks[k]
+        let hyphen = p.hyphenBreaks.contains(candidate)
+        var w = lineWidth(p, start, candidate, available: available, style: style)
+        if hyphen { w += hyphenWidth(p, at: candidate) }
+        k += 1
+        if w <= limit {
+          (end, hyphenated) = (candidate, hyphen)
+        } else if !hyphen {
+          break  // widths grow with the end; a hyphen's own width may not fit where a later break does
+        }
       }
       if end == nil {
         // The first word is wider than the line: break between graphemes, at least one.
@@ -42,7 +53,7 @@ extension TextLayouter {
           g += 1
         }
       }
-      lines.append(LineSpan(start: start, end: end!))
+      lines.append(LineSpan(start: start, end: end!, hyphenated: hyphenated))
       start = end!
     }
     return lines
@@ -55,8 +66,31 @@ extension TextLayouter {
     let segments = tabSegments(p, start, end)
     let widths = segments.map { p.width($0) }
     let placements = resolveTabs(
-      widths: widths, decimals: segments.map { decimalOffset(p, $0) }, style: style, available: available)
+      widths: widths, decimals: segments.map { decimalOffset(p, $0) }, gaps: tabGaps(p, segments, style: style),
+      style: style, available: available)
     return placements[placements.count - 1].start + widths[widths.count - 1]
+  }
+
+  /// Whether a line starting at `start` holds the text after a tab that ended the line before
+  /// (text that did not fit beside its stop moved down): the line is placed as if it began with
+  /// that tab, so the text still sits at its stop.
+  func continuesTab(_ p: Paragraph, _ start: Int) -> Bool {
+    guard p.hasTabs else { return false }
+    var i = start
+    while i > 0, Paragraph.isSpace(p.units[i - 1]) { i -= 1 }
+    return i > 0 && p.units[i - 1] == 0x09
+  }
+
+  /// The least gap before each segment after a tab: the style's, else one space of the tab's font
+  /// (the first entry, before which there is no tab, is 0).
+  func tabGaps(_ p: Paragraph, _ segments: [Range<Int>], style: ParagraphStyle) -> [Double] {
+    segments.indices.map { i in
+      guard i > 0 else { return 0 }
+      if let gap = style.tabGap { return gap }
+      let tab = max(0, segments[i].lowerBound - 1)
+      let item = p.items[p.itemIndex(at: tab)]
+      return (item.font.advance(of: 0x20) ?? 0.25) * item.attributes.font.size * item.attributes.horizontalScale
+    }
   }
 
   /// Where a truncated line's text ends so that it and an ellipsis fit.
@@ -73,9 +107,10 @@ extension TextLayouter {
     return end
   }
 
-  /// The ranges between tabs (the tabs themselves excluded), in logical order.
+  /// The ranges between tabs (the tabs themselves excluded), in logical order; a line that
+  /// continues a tab starts with an empty segment.
   func tabSegments(_ p: Paragraph, _ start: Int, _ end: Int) -> [Range<Int>] {
-    var segments: [Range<Int>] = []
+    var segments: [Range<Int>] = continuesTab(p, start) ? [start..<start] : []
     var s = start
     for i in start..<end where p.units[i] == 0x09 {
       segments.append(s..<i)
@@ -102,10 +137,12 @@ extension TextLayouter {
 
   /// Places every tab segment. The first starts at 0; each later one goes to the first stop past
   /// the text before it, aligned by the stop's kind, else to the next multiple of the default
-  /// interval. Negative stop locations count back from the trailing edge.
-  func resolveTabs(widths: [Double], decimals: [Double?], style: ParagraphStyle, available: Double)
-    -> [TabPlacement]
-  {
+  /// interval. Negative stop locations count back from the trailing edge. Text never comes closer
+  /// than its gap to the text before it (it is pushed past its stop instead, and the line breaker
+  /// then moves it down).
+  func resolveTabs(
+    widths: [Double], decimals: [Double?], gaps: [Double], style: ParagraphStyle, available: Double
+  ) -> [TabPlacement] {
     var placements = [TabPlacement(start: 0, stop: nil)]
     guard widths.count > 1 else { return placements }
     let stops = style.tabStops.map { stop -> TabStop in
@@ -117,6 +154,7 @@ extension TextLayouter {
     for i in 1..<widths.count {
       let w = widths[i]
       var start: Double
+      let least = w > 0 && x > 0 ? x + gaps[i] : x
       let stop = stops.first { $0.location > x + 1e-9 }
       if let stop {
         switch stop.alignment {
@@ -125,10 +163,11 @@ extension TextLayouter {
         case .center: start = stop.location - w / 2
         case .decimal: start = stop.location - (decimals[i] ?? w)
         }
-        start = max(x, start)
+        start = max(least, start)
       } else {
         let interval = max(style.defaultTabInterval, 1)
         start = (floor(x / interval) + 1) * interval
+        if start < least { start = (least / interval).rounded(.up) * interval }
       }
       placements.append(TabPlacement(start: start, stop: stop))
       x = start + w

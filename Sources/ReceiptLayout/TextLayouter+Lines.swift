@@ -54,6 +54,21 @@ extension TextLayouter {
     return widest + style.headIndent + style.tailIndent
   }
 
+  /// The narrowest width the text takes when it wraps at every opportunity (its widest word),
+  /// indents included: what a row cell may shrink to before words have to be split.
+  func minContentWidth(_ text: AttributedText) throws -> Double {
+    let style = text.paragraphStyle
+    var widest = 0.0
+    for p in try paragraphs(of: text, mode: .word) where !p.units.isEmpty {
+      var start = 0
+      for b in p.breaks where !p.hyphenBreaks.contains(b) {
+        widest = max(widest, p.width(start..<p.trimmingTrailingSpaces(start, b)))
+        start = b
+      }
+    }
+    return widest + style.headIndent + style.tailIndent
+  }
+
   private func appendLine(
     _ p: Paragraph, _ span: LineSpan, to box: inout TextBox, text: AttributedText, width: Double,
     available: Double, last: Bool
@@ -62,6 +77,7 @@ extension TextLayouter {
     let end = p.trimmingTrailingSpaces(span.start, span.end)
     var pieces = self.pieces(p, span.start, end)
     if span.truncated { pieces.append(ellipsis(p, at: end)) }
+    if span.hyphenated, !span.truncated { pieces.append(hyphen(p, at: end)) }
 
     // Line height: Apple's .usesFontLeading rule over every font on the line.
     var ascent = 0.0
@@ -85,16 +101,26 @@ extension TextLayouter {
     let baseline = top + ascent
 
     // Segments between tabs, each in visual order, placed at their tab stops.
-    var segments: [[LinePiece]] = [[]]
+    let continuing = continuesTab(p, span.start)
+    var segments: [[LinePiece]] = continuing ? [[], []] : [[]]
+    var tabs: [LinePiece?] = continuing ? [nil] : []
     for piece in pieces {
-      if piece.isTab { segments.append([]) } else { segments[segments.count - 1].append(piece) }
+      if piece.isTab {
+        segments.append([])
+        tabs.append(piece)
+      } else {
+        segments[segments.count - 1].append(piece)
+      }
     }
     let widths = segments.map { $0.reduce(0) { $0 + $1.width } }
     var placements = [TabPlacement(start: 0, stop: nil)]
     if segments.count > 1 {
-      var decimals = tabSegments(p, span.start, end).map { decimalOffset(p, $0) }
+      let ranges = tabSegments(p, span.start, end)
+      var decimals = ranges.map { decimalOffset(p, $0) }
+      var gaps = tabGaps(p, ranges, style: style)
       while decimals.count < segments.count { decimals.append(nil) }
-      placements = resolveTabs(widths: widths, decimals: decimals, style: style, available: available)
+      while gaps.count < segments.count { gaps.append(0) }
+      placements = resolveTabs(widths: widths, decimals: decimals, gaps: gaps, style: style, available: available)
     }
     let lineWidth = placements[placements.count - 1].start + widths[widths.count - 1]
 
@@ -116,15 +142,14 @@ extension TextLayouter {
 
     let boxLeft = rtl ? style.tailIndent : style.headIndent
     let boxRight = width - (rtl ? style.headIndent : style.tailIndent)
-    let tabs = segments.count > 1 ? pieces.filter(\.isTab) : []
     var tabEnd = widths[0]
     for (index, segment) in segments.enumerated() {
       let segmentWidth = extraPerSpace > 0 ? available : widths[index]
       let start = placements[index].start
       var x = rtl ? boxRight - shift - start - segmentWidth : boxLeft + shift + start
-      if let leader = placements[index].stop?.leader {
+      if let leader = placements[index].stop?.leader, let tab = tabs[index - 1] {
         emitLeader(
-          leader, from: tabEnd, to: start, tab: tabs[index - 1], rtl: rtl, boxLeft: boxLeft + shift,
+          leader, from: tabEnd, to: start, tab: tab, rtl: rtl, boxLeft: boxLeft + shift,
           boxRight: boxRight - shift, baseline: baseline, into: &box.items)
       }
       tabEnd = start + widths[index]
@@ -208,6 +233,16 @@ extension TextLayouter {
       text: text, isTab: false)
   }
 
+  /// The hyphen that ends a line broken inside a word, in the font of the text before it.
+  private func hyphen(_ p: Paragraph, at end: Int) -> LinePiece {
+    let item = p.items[p.itemIndex(at: max(0, end - 1))]
+    var glyphs = shapeStandalone("-", font: item.font, attributes: item.attributes, level: item.level)
+    for i in glyphs.indices { glyphs[i].cluster = -1 }
+    return LinePiece(
+      glyphs: glyphs, font: item.font, attributes: item.attributes, level: item.level, range: 0..<0,
+      text: "-", isTab: false)
+  }
+
   /// Fills a tab's space with its stop's leader character, on a grid so that leaders line up.
   private func emitLeader(
     _ leader: Character, from: Double, to: Double, tab: LinePiece, rtl: Bool, boxLeft: Double, boxRight: Double,
@@ -240,6 +275,28 @@ extension TextLayouter {
           rightToLeft: false, ink: .black, width: (last - first + 1) * advance)))
   }
 
+  /// Text without bidi controls (U+200E/F, U+202A–202E, U+2066–2069) and, when it had any, each
+  /// old UTF-16 offset's new offset plus one, negated for a control (which takes the offset of
+  /// the next kept character; its glyph is dropped when it has no advance).
+  static func withoutBidiControls(_ text: String) -> (String, [Int]?) {
+    func isControl(_ v: UInt32) -> Bool {
+      v == 0x200E || v == 0x200F || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+    }
+    guard text.unicodeScalars.contains(where: { isControl($0.value) }) else { return (text, nil) }
+    var kept = String.UnicodeScalarView()
+    var offsets: [Int] = []
+    var next = 0
+    for scalar in text.unicodeScalars {
+      let control = isControl(scalar.value)
+      for _ in 0..<scalar.utf16.count { offsets.append(control ? -(next + 1) : next + 1) }
+      if !control {
+        kept.append(scalar)
+        next += scalar.utf16.count
+      }
+    }
+    return (String(kept), offsets)
+  }
+
   /// Paints one piece: inverse band, glyphs, underline and strikethrough.
   private func emit(
     _ piece: LinePiece, x: Double, top: Double, height: Double, baseline: Double, into items: inout [LaidOutItem]
@@ -252,9 +309,17 @@ extension TextLayouter {
     var glyphs: [Glyph] = []
     glyphs.reserveCapacity(piece.glyphs.count)
     var pen = 0.0
+    // Bidi controls (isolates around bound values, marks) order the text but are not text: the
+    // run's text (what a PDF extracts) leaves them out, with their invisible glyphs.
+    let (text, offsets) = Self.withoutBidiControls(piece.text)
     for g in piece.glyphs {
       let cluster = g.cluster < 0 ? 0 : g.cluster - piece.range.lowerBound
-      glyphs.append(Glyph(id: g.id, x: pen + g.xOffset, y: -g.yOffset, cluster: cluster))
+      if let offsets {
+        if g.advance == 0, offsets[cluster] < 0 { continue }
+        glyphs.append(Glyph(id: g.id, x: pen + g.xOffset, y: -g.yOffset, cluster: abs(offsets[cluster]) - 1))
+      } else {
+        glyphs.append(Glyph(id: g.id, x: pen + g.xOffset, y: -g.yOffset, cluster: cluster))
+      }
       pen += g.advance
     }
     if !glyphs.isEmpty {
@@ -263,7 +328,7 @@ extension TextLayouter {
           GlyphRun(
             font: piece.font.face, size: a.font.size, horizontalScale: a.horizontalScale,
             verticalScale: a.verticalScale, origin: Point(x: x, y: baseline), glyphs: glyphs,
-            text: piece.text, rightToLeft: piece.level & 1 == 1, ink: a.inverse ? .white : .black,
+            text: text, rightToLeft: piece.level & 1 == 1, ink: a.inverse ? .white : .black,
             width: width)))
     }
     let m = piece.font.metrics

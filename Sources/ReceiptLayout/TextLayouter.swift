@@ -28,8 +28,25 @@ final class TextLayouter {
     return iterator
   }
 
+  /// Paragraphs prepared lately: a row asks for a cell's natural and narrowest widths before it
+  /// lays the cell out, and each would shape the text again.
+  private var recent: [RecentKey: [Paragraph]] = [:]
+  private struct RecentKey: Hashable {
+    var text: AttributedText
+    var mode: LineBreakMode
+  }
+
   /// Splits text into paragraphs at `\n` and prepares each (itemized, shaped, break points).
   func paragraphs(of text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
+    let key = RecentKey(text: text, mode: mode)
+    if let paragraphs = recent[key] { return paragraphs }
+    let paragraphs = try preparing(text, mode: mode)
+    if recent.count >= 16 { recent.removeAll(keepingCapacity: true) }
+    recent[key] = paragraphs
+    return paragraphs
+  }
+
+  private func preparing(_ text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
     let units = Array(text.string.utf16)
     let utf16 = text.string.utf16
     var result: [Paragraph] = []
@@ -78,6 +95,15 @@ final class TextLayouter {
     case .char, .truncate: p.breaks = p.graphemes
     case .word:
       p.breaks = try breakIterator(.line, locale: language).boundaries(of: slice)
+      if p.hasTabs {
+        // Text after a tab may always move to the next line (at its stop), even where UAX #14
+        // keeps it (a tab before "-3,28 €").
+        let afterTabs = p.units.indices.filter { p.units[$0] == 0x09 && $0 + 1 < n }.map { $0 + 1 }
+        p.breaks = Array(Set(p.breaks).union(afterTabs)).sorted()
+      }
+      if text.paragraphStyle.hyphenation == .auto || slice.contains(0xAD) {
+        hyphenate(&p, text: text)
+      }
     }
     let fast = fastItemization && simple && p.paragraphLevel == 0 ? try itemizeSimple(&p, text: text) : false
     if !fast {

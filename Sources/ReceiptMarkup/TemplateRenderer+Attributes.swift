@@ -8,14 +8,14 @@ enum Vocabulary {
     "letter-spacing", "language", "class",
   ]
   static let paragraph: Set<String> = [
-    "align", "line-spacing", "paragraph-spacing", "indent", "tail-indent", "tabs", "tab-interval", "wrap", "max-lines",
-    "direction",
+    "align", "line-spacing", "paragraph-spacing", "indent", "tail-indent", "tabs", "tab-interval", "tab-gap", "wrap",
+    "max-lines", "direction", "hyphens",
   ]
   static let cell: Set<String> = ["weight", "width", "align"]
   static let elements: [String: Set<String>] = [
     "receipt": textStyle.union(paragraph).union([
       "paper", "dpi", "margin", "margin-top", "margin-bottom", "margin-left", "margin-right", "title", "locale",
-      "currency", "timezone", "rounding",
+      "currency", "timezone", "rounding", "digits",
     ]),
     "fragment": [],
     "column": textStyle.union(paragraph).union(["spacing", "grid"]),
@@ -162,7 +162,9 @@ extension TemplateRenderer {
     if let v = try a.length("indent", resolution: resolution) { p.headIndent = v.points }
     if let v = try a.length("tail-indent", resolution: resolution) { p.tailIndent = v.points }
     if let v = try a.length("tab-interval", resolution: resolution) { p.defaultTabInterval = max(1, v.points) }
+    if let v = try a.length("tab-gap", resolution: resolution) { p.tabGap = max(0, v.points) }
     if let v = try a.choice("wrap", LineBreakMode.self) { p.lineBreakMode = v }
+    if let v = try a.choice("hyphens", Hyphenation.self) { p.hyphenation = v }
     if let v = try a.number("max-lines", in: 0...10_000) { p.maxLines = Int(v) }
     if let v = try a.choice("direction", BaseDirection.self) { p.baseDirection = v }
     if let tabs = a["tabs"] { p.tabStops = try tabStops(tabs, at: a.location) }

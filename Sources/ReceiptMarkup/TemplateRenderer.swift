@@ -1,5 +1,6 @@
 public import Foundation
 public import ReceiptModel
+import Synchronization
 
 /// Options for binding a template.
 public struct TemplateOptions: Sendable {
@@ -72,6 +73,8 @@ final class TemplateRenderer {
   var styles = StyleSheet()
   var strings: LocalizedStrings
   var formatter: ValueFormatter
+  /// The numbering system's digits when they are not Latin (see ``nativeDigits(_:)``).
+  var digits: (digits: [Character], separator: Character)?
   var warnings: [String] = []
   var resolution = Resolution.dpi203
   var rightToLeftLocale = false
@@ -131,7 +134,15 @@ final class TemplateRenderer {
       locale = templateLocale ?? Locale(identifier: "en_US")
     }
     strings = LocalizedStrings(directory: library.directory, locale: locale, templateLocale: templateLocale)
-    formatter = ValueFormatter(locale: locale, timeZone: formatter.timeZone, defaultCurrency: formatter.defaultCurrency)
+    var numbers = locale
+    if try a.choice("digits", Digits.self) == .latin {
+      var components = Locale.Components(locale: locale)
+      components.numberingSystem = "latn"
+      numbers = Locale(components: components)
+    }
+    formatter = ValueFormatter(
+      locale: numbers, timeZone: formatter.timeZone, defaultCurrency: formatter.defaultCurrency)
+    digits = Self.digits(of: numbers)
     if let currency = a["currency"], order["currency"] == nil { formatter.defaultCurrency = currency }
     if let zone = a["timezone"] { formatter.displayZone = try ValueFormatter.zone(zone, at: a.location) }
     if let rounding = try a.choice("rounding", RoundingMode.self) { formatter.rounding = rounding }
@@ -243,10 +254,60 @@ final class TemplateRenderer {
       warnings.append("\(location): \(message); printed empty")
       return ""
     }
-    let text = result.text
-    // In right-to-left receipts every value is a first-strong isolate: "+971 4 123 4567" and
-    // "$9.99" stay left-to-right units, Arabic data stays right-to-left.
-    return isolate && rightToLeftLocale && !text.isEmpty ? "\u{2068}\(text)\u{2069}" : text
+    var text = result.text
+    if isolate, case .number = result { text = nativeDigits(text) }
+    // A printed value is a first-strong isolate: in right-to-left receipts "+971 4 123 4567" and
+    // "$9.99" stay left-to-right units; in any receipt Arabic or Hebrew data keeps its own
+    // direction without turning the label's paragraph or moving the amount. (Values without a
+    // right-to-left character in a left-to-right receipt need none and are left plain.)
+    guard isolate, !text.isEmpty, rightToLeftLocale || Self.hasRightToLeft(text) else { return text }
+    return "\u{2068}\(text)\u{2069}"
+  }
+
+  /// The digits 0–9 and the decimal separator of a locale's numbering system, or nil for Latin
+  /// digits (nothing to change).
+  static func digits(of locale: Locale) -> (digits: [Character], separator: Character)? {
+    if let known = knownDigits.withLock({ $0[locale.identifier] }) { return known.digits }
+    let found = findDigits(of: locale)
+    knownDigits.withLock { $0[locale.identifier] = KnownDigits(digits: found) }
+    return found
+  }
+
+  private struct KnownDigits: Sendable {
+    var digits: (digits: [Character], separator: Character)?
+  }
+  private static let knownDigits = Mutex<[String: KnownDigits]>([:])
+
+  private static func findDigits(of locale: Locale) -> (digits: [Character], separator: Character)? {
+    let digits: [Character] = (0...9).map { (n: Int) -> Character in
+      let text: String = Decimal(n).formatted(.number.locale(locale))
+      return text.first ?? "0"
+    }
+    guard digits != Array("0123456789") else { return nil }
+    let half = Decimal(string: "0.5")!.formatted(.number.locale(locale))
+    let separator = half.first { !digits.contains($0) } ?? "."
+    return (digits, separator)
+  }
+
+  /// A number as written in the data (`$item.qty`, an id), in the digits of the locale's
+  /// numbering system, as the formatters write theirs: in `ar_EG` `12` prints as `١٢`.
+  func nativeDigits(_ text: String) -> String {
+    guard let digits else { return text }
+    return String(
+      text.map { c -> Character in
+        if let v = c.asciiValue, v >= 0x30, v <= 0x39 { return digits.digits[Int(v - 0x30)] }
+        return c == "." ? digits.separator : c
+      })
+  }
+
+  /// Whether text holds a right-to-left letter (Hebrew, Arabic, Syriac, Thaana, N'Ko and their
+  /// presentation forms, and the right-to-left scripts beyond the BMP).
+  static func hasRightToLeft(_ text: String) -> Bool {
+    text.unicodeScalars.contains { s in
+      let v = s.value
+      return (0x0590...0x08FF).contains(v) || (0xFB1D...0xFDFF).contains(v) || (0xFE70...0xFEFF).contains(v)
+        || (0x10800...0x10FFF).contains(v) || (0x1E800...0x1EFFF).contains(v)
+    }
   }
 }
 

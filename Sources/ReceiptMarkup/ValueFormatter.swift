@@ -2,6 +2,13 @@ import Foundation
 
 /// Locale-aware formatting of bound values (Foundation's format styles, ICU underneath), exact
 /// for numbers: values are `Decimal`s, never binary floating point.
+/// Which digits numbers print in: the locale's numbering system (`native`, Arabic-Indic in
+/// `ar_EG`) or always `latin` (0–9).
+enum Digits: String, CaseIterable {
+  case native
+  case latin
+}
+
 struct ValueFormatter {
   /// What a formatter takes: how many arguments, which are expressions evaluated per array
   /// element, and how to write it (for messages).

@@ -57,6 +57,18 @@ public struct TabStop: Hashable, Sendable {
   }
 }
 
+/// How words are hyphenated where a line ends (CSS `hyphens`).
+public enum Hyphenation: String, Hashable, Sendable, CaseIterable {
+  /// Words break at the hyphenation points of the text's language (a dictionary) and at soft
+  /// hyphens (U+00AD); the line ends with a hyphen.
+  case auto
+  /// Words break only at soft hyphens; the line ends with a hyphen.
+  case manual
+  /// Words never break at soft hyphens or dictionary points (only a word wider than the line is
+  /// split, between characters).
+  case none
+}
+
 /// Paragraph-level layout of a text block.
 public struct ParagraphStyle: Hashable, Sendable {
   public var alignment: TextAlignment
@@ -75,13 +87,18 @@ public struct ParagraphStyle: Hashable, Sendable {
   /// The most lines the text may take (0 = no limit); the last kept line ends with an ellipsis.
   public var maxLines: Int
   public var baseDirection: BaseDirection
+  /// The least space between text and the text after a tab, in points; nil is one space of the
+  /// tab's font. Text after a tab that cannot keep it moves to the next line, at its stop.
+  public var tabGap: Double?
+  /// Whether words are hyphenated at line ends.
+  public var hyphenation: Hyphenation
 
   /// Creates a paragraph style; every parameter has the plain default.
   public init(
     alignment: TextAlignment = .leading, lineSpacing: Double = 0, paragraphSpacing: Double = 0,
     headIndent: Double = 0, tailIndent: Double = 0, tabStops: [TabStop] = [],
     defaultTabInterval: Double = 36, lineBreakMode: LineBreakMode = .word, maxLines: Int = 0,
-    baseDirection: BaseDirection = .auto
+    baseDirection: BaseDirection = .auto, tabGap: Double? = nil, hyphenation: Hyphenation = .manual
   ) {
     self.alignment = alignment
     self.lineSpacing = lineSpacing
@@ -93,6 +110,8 @@ public struct ParagraphStyle: Hashable, Sendable {
     self.lineBreakMode = lineBreakMode
     self.maxLines = maxLines
     self.baseDirection = baseDirection
+    self.tabGap = tabGap
+    self.hyphenation = hyphenation
   }
 
   /// A copy with changes applied.

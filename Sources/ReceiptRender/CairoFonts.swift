@@ -53,6 +53,10 @@ final class CairoFonts {
       CairoFonts.lock.unlock()
       throw RenderError.cairo("cannot create a font face for \(font.path)")
     }
+    var synthesize: UInt32 = 0
+    if font.synthesizeBold { synthesize |= CAIRO_FT_SYNTHESIZE_BOLD.rawValue }
+    if font.synthesizeOblique { synthesize |= CAIRO_FT_SYNTHESIZE_OBLIQUE.rawValue }
+    if synthesize != 0 { cairo_ft_font_face_set_synthesize(face, synthesize) }
     let status = cairo_font_face_set_user_data(face, CairoFonts.userDataKey, UnsafeMutableRawPointer(ftFace)) {
       pointer in
       CairoFonts.lock.lock()

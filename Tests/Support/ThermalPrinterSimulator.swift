@@ -24,8 +24,11 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
     (fd, port) = try Loopback.listen()
     let fd = self.fd
     // Holds the simulator only while serving a connection: when the test drops it, `deinit`
-    // shuts the socket down, `accept` fails and the thread ends.
+    // shuts the socket down, `accept` fails and the thread ends. The thread, not `deinit`,
+    // closes the socket: closed under a thread about to call `accept` again, its number could
+    // already belong to another test's listener, whose connections that thread would take.
     Thread { [weak self] in
+      defer { close(fd) }
       while true {
         let client = accept(fd, nil, nil)
         guard client >= 0 else { return }
@@ -40,7 +43,6 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
 
   deinit {
     shutdown(fd, Int32(SHUT_RDWR))
-    close(fd)
   }
 
   public func set(paperEnd: Bool? = nil, paperNearEnd: Bool? = nil, coverOpen: Bool? = nil, cutterError: Bool? = nil) {

@@ -1,0 +1,96 @@
+import ReceiptLayout
+import ReceiptModel
+import Testing
+
+/// Hyphenation from Debian's LibreOffice dictionaries (hyphen-de, hyphen-fr, hyphen-en-us).
+@Suite struct HyphenationTests {
+  let engine = try! ReceiptLayoutEngine()
+
+  /// The lines of one text block laid out `width` points wide (DejaVu Sans 9 pt).
+  func lines(_ string: String, language: String, hyphens: Hyphenation, width: Double) throws -> [String] {
+    let setup = PageSetup(paper: .custom(width: .pt(width + 18), printableWidth: .pt(width + 18)))
+    let text = AttributedText(
+      string, attributes: TextAttributes(font: FontDescriptor(size: 9), language: language),
+      paragraphStyle: ParagraphStyle(hyphenation: hyphens))
+    return try engine.page([.text(text)], setup: setup).lines.map { $0.map(\.text).joined() }
+  }
+
+  /// The width of a string on one line, unhyphenated.
+  func width(_ string: String) throws -> Double {
+    let setup = PageSetup(paper: .custom(width: .pt(2000), printableWidth: .pt(2000)))
+    let text = AttributedText(string, attributes: TextAttributes(font: FontDescriptor(size: 9)))
+    return try engine.page([.text(text)], setup: setup).runs.reduce(0) { $0 + $1.width }
+  }
+
+  /// Each line but the last ends with a hyphen at one of the word's syllable boundaries, and the
+  /// lines without their hyphens give the words back.
+  func expectHyphenated(_ lines: [String], _ text: String, boundaries: [String]) {
+    #expect(lines.count > 1)
+    #expect(lines.dropLast().allSatisfy { $0.hasSuffix("-") }, "\(lines)")
+    #expect(
+      lines.map { $0.hasSuffix("-") ? String($0.dropLast()) : $0 + " " }.joined().trimmingCharacters(in: .whitespaces)
+        == text)
+    for line in lines.dropLast() {
+      let stem = line.dropLast().split(separator: " ").last.map(String.init) ?? ""
+      #expect(boundaries.contains { $0.hasSuffix(stem) || stem.hasSuffix($0) }, "\(stem) in \(lines)")
+    }
+  }
+
+  @Test func germanCompoundsBreakAtTheDictionarysPoints() throws {
+    let word = "Donaudampfschifffahrtsgesellschaftskapitän"
+    let result = try lines(word, language: "de", hyphens: .auto, width: 90)
+    // The German patterns put points between the compound's parts and syllables.
+    expectHyphenated(
+      result, word,
+      boundaries: [
+        "Do", "Donau", "Donau­dampf", "Donaudampf", "Donaudampfschiff", "Donaudampfschifffahrts", "schifffahrts",
+        "gesell", "gesellschafts", "kapi", "schaft", "schafts", "fahrts", "dampf", "schiff", "ge", "ka",
+      ])
+    // Where a syllable fits, the line takes it (greedy, as Pango and browsers fill lines).
+    let room = try width("Franzbrötchen Franzbröt-") + 0.5
+    #expect(
+      try lines("Franzbrötchen Franzbrötchen", language: "de", hyphens: .auto, width: room).first
+        == "Franzbrötchen Franzbröt-")
+  }
+
+  @Test func frenchAndEnglishUseTheirOwnDictionaries() throws {
+    let french = try lines(
+      "champignons champignons", language: "fr", hyphens: .auto, width: try width("champignons cham-") + 0.5)
+    #expect(french == ["champignons cham-", "pignons"])
+    let english = try lines(
+      "mushrooms mushrooms", language: "en", hyphens: .auto, width: try width("mushrooms mush-") + 0.5)
+    #expect(english == ["mushrooms mush-", "rooms"])
+    // The German dictionary does not apply to English text.
+    let notGerman = try lines(
+      "Franzbrötchen Franzbrötchen", language: "en", hyphens: .auto, width: try width("Franzbrötchen Franzbröt-") + 0.5)
+    #expect(notGerman.first == "Franzbrötchen")
+  }
+
+  @Test func manualModeBreaksOnlyAtSoftHyphensAndNoneNever() throws {
+    let text = "Kaffee Franz\u{AD}brötchen"
+    let manual = try lines(text, language: "de", hyphens: .manual, width: try width("Kaffee Franz-") + 0.5)
+    #expect(manual.first == "Kaffee Franz\u{AD}-", "\(manual)")
+    let none = try lines(text, language: "de", hyphens: .none, width: try width("Kaffee Franz-") + 0.5)
+    #expect(none.first == "Kaffee", "\(none)")
+    // Without soft hyphens, manual mode does not consult the dictionary.
+    let plain = try lines(
+      "Kaffee Franzbrötchen", language: "de", hyphens: .manual, width: try width("Kaffee Franzbröt-") + 0.5)
+    #expect(plain.first == "Kaffee")
+  }
+
+  @Test func aLanguageWithoutADictionaryIsNotHyphenated() throws {
+    let result = try lines(
+      "Kaffee Franzbrötchen", language: "xx", hyphens: .auto, width: try width("Kaffee Franzbröt-") + 0.5)
+    #expect(result == ["Kaffee", "Franzbrötchen"])
+  }
+
+  @Test func theHyphenIsAShapedGlyphInThePDFText() throws {
+    let setup = PageSetup(paper: .custom(width: .pt(88), printableWidth: .pt(88)))
+    let text = AttributedText(
+      "Donaudampfschiff", attributes: TextAttributes(language: "de"),
+      paragraphStyle: ParagraphStyle(hyphenation: .auto))
+    let page = try engine.page([.text(text)], setup: setup)
+    let hyphen = try #require(page.runs.first { $0.text == "-" })
+    #expect(hyphen.glyphs.count == 1 && hyphen.glyphs[0].id != 0 && hyphen.width > 1)
+  }
+}
