@@ -14,5 +14,5 @@ if [ "$status" -eq 0 ]; then
 fi
 echo
 echo "==== failures (the whole log and the tests' files are kept in $run_dir) ===="
-grep -E -A8 '✘|Fatal error|Crash' "$log" | grep -v -E '^> |Test run with' | head -150
+grep -E -A8 '✘|Fatal error|Program crashed|crashed:' "$log" | grep -v -E '^> |Test run with' | head -150
 exit "$status"

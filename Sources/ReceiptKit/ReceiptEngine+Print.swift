@@ -81,6 +81,7 @@ extension ReceiptEngine {
       let capabilities = printer.capabilities
       var document = document
       if let dpi = capabilities.resolution { document.pageSetup.resolution = Resolution(dpi: dpi) }
+      document.pageSetup.monochrome = capabilities.format != .pdf
       let laidOut = try layout(document)
       try capabilities.check(laidOut, printer: printer.name)
       let id = try printer.submit(laidOut, job: job)

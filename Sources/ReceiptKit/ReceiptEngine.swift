@@ -77,6 +77,9 @@ public final class ReceiptEngine: Sendable {
     if format == .escpos && options.gray {
       throw ReceiptError(.data, "ESC/POS output is always 1-bit; leave out the gray option")
     }
+    var document = document
+    // One ink (1-bit raster, ESC/POS): emoji from a monochrome font where one has them.
+    document.pageSetup.monochrome = format != .pdf && !options.gray
     let laidOut = try layout(document)
     let parts: [Data] = try ReceiptError.wrapping {
       switch format {

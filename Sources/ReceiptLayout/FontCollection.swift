@@ -24,6 +24,7 @@ final class FontCollection {
   private struct FallbackKey: Hashable {
     var style: ChainKey
     var scalar: UInt32
+    var color: Bool
   }
 
   init() throws {
@@ -88,15 +89,16 @@ final class FontCollection {
   }
 
   /// A font that has a glyph for `scalar`, chosen by fontconfig for the style (and for emoji,
-  /// a color emoji font), or nil when no installed font has it.
-  func fallback(for scalar: UInt32, style descriptor: FontDescriptor, emoji: Bool) -> Font? {
+  /// a color emoji font; with `color` false, only fonts without color glyphs), or nil when no
+  /// installed font has it.
+  func fallback(for scalar: UInt32, style descriptor: FontDescriptor, emoji: Bool, color: Bool = true) -> Font? {
     let style = ChainKey(
       families: descriptor.families, weight: descriptor.weight, italic: descriptor.italic, emoji: emoji)
-    let key = FallbackKey(style: style, scalar: scalar)
+    let key = FallbackKey(style: style, scalar: scalar, color: color)
     if let cached = fallbacks[key] { return cached }
     let candidates = sortedFaces(for: style)
     var found: Font?
-    for face in candidates {
+    for face in candidates where color || !face.isColor {
       guard let font = try? font(face) else { continue }
       if font.covers(scalar) {
         found = font

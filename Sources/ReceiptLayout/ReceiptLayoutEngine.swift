@@ -35,6 +35,7 @@ public final class ReceiptLayoutEngine: Sendable {
   public func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
     try state.withLock { state in
       _ = state.fonts.takeWarnings()
+      state.text.monochrome = document.pageSetup.monochrome
       var layouter = BlockLayouter(text: state.text, setup: document.pageSetup)
       var receipt = try layouter.layout(document)
       receipt.warnings = state.fonts.takeWarnings()

@@ -275,6 +275,29 @@ extension TextLayouter {
           rightToLeft: false, ink: .black, width: (last - first + 1) * advance)))
   }
 
+  /// Color emoji are drawn as images, which carry no text: beneath them goes the same text in a
+  /// monochrome font in the paper's color (invisible, covered by the image), so a PDF's text layer
+  /// holds the emoji as OCR'd PDFs hold their words.
+  private func emitTextLayer(_ piece: LinePiece, x: Double, baseline: Double, into items: inout [LaidOutItem]) {
+    guard let first = piece.text.unicodeScalars.first?.value,
+      let font = fonts.fallback(for: first, style: piece.attributes.font, emoji: false, color: false)
+    else { return }
+    let shaped = shapeStandalone(piece.text, font: font, attributes: piece.attributes, level: piece.level)
+    var pen = 0.0
+    var glyphs: [Glyph] = []
+    for g in shaped {
+      glyphs.append(Glyph(id: g.id, x: pen + g.xOffset, y: -g.yOffset, cluster: g.cluster))
+      pen += g.advance
+    }
+    let a = piece.attributes
+    items.append(
+      .glyphs(
+        GlyphRun(
+          font: font.face, size: a.font.size, horizontalScale: a.horizontalScale, verticalScale: a.verticalScale,
+          origin: Point(x: x, y: baseline), glyphs: glyphs, text: piece.text, rightToLeft: piece.level & 1 == 1,
+          ink: a.inverse ? .black : .white, width: pen)))
+  }
+
   /// Text without bidi controls (U+200E/F, U+202A–202E, U+2066–2069) and, when it had any, each
   /// old UTF-16 offset's new offset plus one, negated for a control (which takes the offset of
   /// the next kept character; its glyph is dropped when it has no advance).
@@ -306,6 +329,7 @@ extension TextLayouter {
     if a.inverse {
       items.append(.rect(FilledRect(rect: Rect(x: x, y: top, width: width, height: height), ink: .black)))
     }
+    if piece.font.face.isColor { emitTextLayer(piece, x: x, baseline: baseline, into: &items) }
     var glyphs: [Glyph] = []
     glyphs.reserveCapacity(piece.glyphs.count)
     var pen = 0.0

@@ -9,6 +9,8 @@ final class TextLayouter {
   let shaper = Shaper()
   /// Use ``itemizeSimple(_:text:)`` where it applies (tests turn it off to compare both paths).
   var fastItemization = true
+  /// Emoji from monochrome fonts first (1-bit output; see `PageSetup.monochrome`).
+  var monochrome = false
   private var breakIterators: [IteratorKey: BreakIterator] = [:]
   private struct IteratorKey: Hashable {
     var line: Bool
@@ -19,11 +21,16 @@ final class TextLayouter {
     self.fonts = fonts
   }
 
-  /// A cached break iterator for a kind and locale.
+  /// A cached break iterator for a kind and locale. Chinese and Japanese lines break strictly
+  /// (no line starts with a small kana or `ー`, as JIS X 4051 and Pango have it).
   private func breakIterator(_ kind: BreakIterator.Kind, locale: String?) throws -> BreakIterator {
     let key = IteratorKey(line: kind == .line, locale: locale)
     if let iterator = breakIterators[key] { return iterator }
-    let iterator = try BreakIterator(kind, locale: locale)
+    var name = locale
+    if kind == .line, let locale, ["ja", "zh"].contains(locale.prefix(2).lowercased()), !locale.contains("@") {
+      name = locale + "@lb=strict"
+    }
+    let iterator = try BreakIterator(kind, locale: name)
     breakIterators[key] = iterator
     return iterator
   }
@@ -34,11 +41,12 @@ final class TextLayouter {
   private struct RecentKey: Hashable {
     var text: AttributedText
     var mode: LineBreakMode
+    var monochrome: Bool
   }
 
   /// Splits text into paragraphs at `\n` and prepares each (itemized, shaped, break points).
   func paragraphs(of text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
-    let key = RecentKey(text: text, mode: mode)
+    let key = RecentKey(text: text, mode: mode, monochrome: monochrome)
     if let paragraphs = recent[key] { return paragraphs }
     let paragraphs = try preparing(text, mode: mode)
     if recent.count >= 16 { recent.removeAll(keepingCapacity: true) }
@@ -234,7 +242,8 @@ final class TextLayouter {
   }
 
   /// The font for one grapheme: the first of the style's fonts that has every visible character,
-  /// a color emoji font for emoji presentation, else fontconfig's fallback, else the primary font.
+  /// for emoji presentation a monochrome font (in 1-bit output, when one has the emoji) or a
+  /// color emoji font, else fontconfig's fallback, else the primary font.
   private func font(for cluster: [UInt32], attributes: TextAttributes) throws -> Font {
     let chain = try fonts.chain(for: attributes.font)
     guard let base = cluster.first else { return chain[0] }
@@ -242,6 +251,12 @@ final class TextLayouter {
     let emoji =
       UnicodeProperties.isExtendedPictographic(base)
       && (UnicodeProperties.isEmojiPresentation(base) || cluster.contains(0xFE0F))
+    if emoji, monochrome,
+      let font = fonts.fallback(for: base, style: attributes.font, emoji: false, color: false),
+      visible.allSatisfy({ font.covers($0) })
+    {
+      return font
+    }
     if emoji, let font = fonts.fallback(for: base, style: attributes.font, emoji: true), font.face.isColor {
       return font
     }

@@ -74,6 +74,10 @@ public struct PageSetup: Hashable, Sendable {
   public var resolution: Resolution
   /// Margins inside the printable area; top and bottom are added to the content height.
   public var margins: Insets
+  /// Whether the output has one ink (a thermal printer's 1-bit dots): emoji then come from a
+  /// monochrome emoji or symbol font when one has them (crisp outlines), and color emoji fonts
+  /// only as the last resort (dithered). False for PDF and gray previews, which show color.
+  public var monochrome = false
 
   /// Creates a page setup; the defaults are 80 mm paper, 203 dpi and 1/8" margins.
   public init(paper: Paper = .mm80, resolution: Resolution = .dpi203, margins: Insets = .receiptDefault) {

@@ -126,4 +126,62 @@ import Testing
     let italic = try ink(#"italic="true""#)
     #expect(abs(Double(italic) - Double(regular)) < Double(regular) * 0.1)
   }
+
+  /// Black dots none of whose four neighbours is black: what dithering leaves, and what glyph
+  /// outlines almost never have.
+  static func isolatedShare(_ image: RasterImage) -> Double {
+    var black = 0
+    var isolated = 0
+    for y in 0..<image.height {
+      for x in 0..<image.width where image.isBlack(x: x, y: y) {
+        black += 1
+        let neighbours = [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)].filter { nx, ny in
+          nx >= 0 && ny >= 0 && nx < image.width && ny < image.height && image.isBlack(x: nx, y: ny)
+        }
+        if neighbours.isEmpty { isolated += 1 }
+      }
+    }
+    return black == 0 ? 0 : Double(isolated) / Double(black)
+  }
+
+  @Test func emojiAreInThePDFTextAndOutlinesNotDitherIn1BitOutput() throws {
+    let document = try document(
+      #"<receipt paper="80mm" font="DejaVu Sans 24"><text>☕🍰🎉</text></receipt>"#, "{}")
+    // The PDF shows color emoji and its text layer holds them.
+    let text = try pdfText(document)
+    #expect(text.contains("☕") && text.contains("🍰") && text.contains("🎉"), "\(text)")
+    // 1-bit output (what a thermal printer gets) draws them from monochrome fonts.
+    let png = try Tool.temporaryDirectory().appendingPathComponent("r.png")
+    try engine.render(document, format: .png).parts[0].write(to: png)
+    let decoded = try Tool.decodePNG(png)
+    let image = RasterImage(width: decoded.width, height: decoded.height, bitsPerPixel: 1, data: decoded.data)
+    var color = document
+    color.pageSetup.monochrome = false
+    let dithered = try RasterRenderer().render(try engine.layout(color))[0]
+    #expect(Self.isolatedShare(dithered) > 0.05, "the color emoji dithered: \(Self.isolatedShare(dithered))")
+    #expect(Self.isolatedShare(image) < 0.03, "outlines: \(Self.isolatedShare(image))")
+    var mono = document
+    mono.pageSetup.monochrome = true
+    let fonts = try engine.layout(mono).pages[0].items.compactMap { item -> FontFace? in
+      if case .glyphs(let run) = item { return run.font }
+      return nil
+    }
+    #expect(!fonts.isEmpty && fonts.allSatisfy { !$0.isColor })
+  }
+
+  @Test func tabbedLinesOn58mmNeverGlueInTheExtractedText() throws {
+    let document = try document(
+      """
+      <receipt paper="58mm" font="DejaVu Sans 9" currency="EUR" locale="de_DE">
+        <text tabs="right -0">Bestellung #$number<tab/>$date</text>
+        <text tabs="right -0">Rabatt $code<tab/>${discount | currency}</text>
+        <row><text>Bestellung #$number</text><text weight="1" align="trailing">$date</text></row>
+      </receipt>
+      """, #"{"number": 9999, "date": "20.11.2026", "code": "MORGEN10", "discount": -3.28}"#)
+    for text in [try pdfText(document), try pdfText(document, layout: true)] {
+      for glued in ["#999920", "MORGEN10-3", "MORGEN10−3"] { #expect(!text.contains(glued), "\(text)") }
+      #expect(text.contains("20.11.2026") && text.contains("-3,28 €"), "\(text)")
+      #expect(!text.contains("20.11.\n"), "the date is whole: \(text)")
+    }
+  }
 }

@@ -16,21 +16,7 @@ import Testing
   /// whole point) is an independent engine: same font, same width → same lines.
   @Test("Latin lines match Pango", arguments: [120, 160, 186, 240])
   func matchesPango(width: Int) throws {
-    let dir = try Tool.temporaryDirectory()
-    let input = dir.appendingPathComponent("p.txt")
-    try paragraph.write(to: input, atomically: true, encoding: .utf8)
-    let pdf = dir.appendingPathComponent("p.pdf")
-    let pango = try Tool.run(
-      "pango-view",
-      [
-        "-q", "--dpi=72", "--margin=0", "--hinting=none", "--hint-metrics=off", "--subpixel-positions",
-        "--width=\(width)",
-        "--font=DejaVu Sans 10", "--wrap=word", "-o", pdf.path, input.path,
-      ])
-    try #require(pango.status == 0, "\(pango.stderr)")
-    let pangoLines = try Tool.run("pdftotext", [pdf.path, "-"]).stdout.split(separator: "\n").map {
-      $0.trimmingCharacters(in: .whitespaces)
-    }.filter { !$0.isEmpty && $0 != "\u{0C}" }
+    let pangoLines = try Tool.pangoLines(paragraph, font: "DejaVu Sans 10", width: width)
     let ours = try engine.lines(AttributedText(paragraph), width: Double(width))
     #expect(ours == pangoLines)
   }

@@ -102,8 +102,9 @@ import Testing
   @Test func colorEmojiIsDitheredNotASilhouette() throws {
     let text = AttributedText("😀", attributes: TextAttributes(font: FontDescriptor(size: 28)))
     let laidOut = try ReceiptLayoutEngine().layout(ReceiptDocument(blocks: [.text(text)]))
-    let run = try #require(laidOut.pages[0].runs.first)
-    #expect(run.font.isColor)
+    // The color glyph (beneath it, its text layer in a monochrome font, in the paper's color).
+    let run = try #require(laidOut.pages[0].runs.first { $0.font.isColor })
+    #expect(laidOut.pages[0].runs.contains { !$0.font.isColor && $0.text == "😀" && $0.ink == .white })
     let page = try RasterRenderer().render(laidOut)[0]
     let x0 = Int((run.origin.x * 203 / 72).rounded())
     let y0 = Int(((run.origin.y - 28) * 203 / 72).rounded())

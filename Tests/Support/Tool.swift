@@ -45,6 +45,25 @@ public enum Tool {
       stderr: String(decoding: errData, as: UTF8.self), output: outData)
   }
 
+  /// Pango's line breaks of a text (hinting off, 72 dpi, subpixel positions — otherwise it rounds
+  /// every glyph position to a whole point), from `pdftotext` of `pango-view`'s PDF.
+  public static func pangoLines(_ text: String, font: String, width: Int, language: String? = nil) throws -> [String] {
+    let dir = try temporaryDirectory()
+    let input = dir.appendingPathComponent("p.txt")
+    try text.write(to: input, atomically: true, encoding: .utf8)
+    let pdf = dir.appendingPathComponent("p.pdf")
+    var arguments = [
+      "-q", "--dpi=72", "--margin=0", "--hinting=none", "--hint-metrics=off", "--subpixel-positions",
+      "--width=\(width)", "--font=\(font)", "--wrap=word", "-o", pdf.path, input.path,
+    ]
+    if let language { arguments.insert("--language=\(language)", at: 0) }
+    let result = try run("pango-view", arguments)
+    guard result.status == 0 else { throw RigError("pango-view exited \(result.status): \(result.stderr)") }
+    return try run("pdftotext", [pdf.path, "-"]).stdout.split(separator: "\n").map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }.filter { !$0.isEmpty && $0 != "\u{0C}" }
+  }
+
   /// A fresh temporary directory.
   public static func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("receipt-test-\(UUID().uuidString)")
