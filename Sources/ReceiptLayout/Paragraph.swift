@@ -49,11 +49,13 @@ struct Paragraph {
   var paragraphLevel: UInt8 = 0
   /// Grapheme boundaries after 0, ending with `units.count`.
   var graphemes: [Int] = []
-  /// Line break opportunities after 0, ending with `units.count` (hyphenation points included).
+  /// Line break opportunities after 0, ending with `units.count` (soft hyphens included).
   var breaks: [Int] = []
-  /// The break opportunities where a line ends with a hyphen: after a soft hyphen, or at a
-  /// hyphenation point of the language's dictionary.
+  /// The break opportunities where a line ends with a hyphen: after a soft hyphen.
   var hyphenBreaks: Set<Int> = []
+  /// The dictionary of a paragraph that hyphenates automatically (its points are found per line,
+  /// for the word that crosses the line's end).
+  var hyphenation: Hyphenator?
   var hasTabs = false
 
   var rightToLeft: Bool { paragraphLevel & 1 == 1 }

@@ -36,6 +36,7 @@ public final class ReceiptLayoutEngine: Sendable {
     try state.withLock { state in
       _ = state.fonts.takeWarnings()
       state.text.monochrome = document.pageSetup.monochrome
+      state.text.forgetParagraphs()
       var layouter = BlockLayouter(text: state.text, setup: document.pageSetup)
       var receipt = try layouter.layout(document)
       receipt.warnings = state.fonts.takeWarnings()
@@ -45,17 +46,24 @@ public final class ReceiptLayoutEngine: Sendable {
 
   /// The height a text takes at a width, unrounded, under the `.usesFontLeading` rule.
   public func measure(_ text: AttributedText, width: Double) throws -> Double {
-    try state.withLock { try $0.text.layout(text, width: width).height }
+    try state.withLock { state in
+      state.text.forgetParagraphs()
+      return try state.text.layout(text, width: width).height
+    }
   }
 
   /// The number of lines a text takes at a width.
   public func lineCount(_ text: AttributedText, width: Double) throws -> Int {
-    try state.withLock { try $0.text.layout(text, width: width).lineCount }
+    try state.withLock { state in
+      state.text.forgetParagraphs()
+      return try state.text.layout(text, width: width).lineCount
+    }
   }
 
   /// The lines a text breaks into at a width, as strings (trailing spaces removed).
   public func lines(_ text: AttributedText, width: Double) throws -> [String] {
     try state.withLock { state in
+      state.text.forgetParagraphs()
       let box = try state.text.layout(text, width: width)
       var lines: [(y: Double, x: Double, text: String)] = []
       for case .glyphs(let run) in box.items { lines.append((run.origin.y, run.origin.x, run.text)) }

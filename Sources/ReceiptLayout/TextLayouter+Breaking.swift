@@ -31,6 +31,7 @@ extension TextLayouter {
       var end: Int?
       var hyphenated = false
       var k = b
+      var overflow: Int?  // the first break that does not fit
       while k < p.breaks.count {
         let candidate = p.breaks[k]
         let hyphen = p.hyphenBreaks.contains(candidate)
@@ -40,7 +41,18 @@ extension TextLayouter {
         if w <= limit {
           (end, hyphenated) = (candidate, hyphen)
         } else if !hyphen {
+          overflow = candidate
           break  // widths grow with the end; a hyphen's own width may not fit where a later break does
+        }
+      }
+      if let overflow, p.hyphenation != nil {
+        // The word that crosses the line's end: its last dictionary point that fits, with a hyphen.
+        let word = (end ?? start)..<overflow
+        for point in dictionaryPoints(p, in: word).reversed() where point > start {
+          if lineWidth(p, start, point, available: available, style: style) + hyphenWidth(p, at: point) <= limit {
+            (end, hyphenated) = (point, true)
+            break
+          }
         }
       }
       if end == nil {

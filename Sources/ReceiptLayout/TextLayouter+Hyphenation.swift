@@ -1,45 +1,53 @@
 import ReceiptModel
 
 extension TextLayouter {
-  /// Adds the paragraph's hyphenation opportunities to its breaks, by its style's `hyphenation`:
-  /// `none` drops the breaks after soft hyphens (U+00AD); `manual` ends a line broken there with a
-  /// hyphen; `auto` also hyphenates words of five letters or more at their language dictionary's
-  /// points (words that already carry a soft hyphen are left as their author marked them).
+  /// Prepares the paragraph's hyphenation by its style's `hyphenation`: `none` drops the breaks
+  /// after soft hyphens (U+00AD); `manual` ends a line broken there with a hyphen; `auto` also
+  /// hyphenates words of five letters or more at their language dictionary's points (words that
+  /// already carry a soft hyphen are left as their author marked them). Dictionary points are
+  /// looked up only for a word that crosses a line's end (``dictionaryPoints(_:in:)``): most
+  /// receipt lines never need one.
   func hyphenate(_ p: inout Paragraph, text: AttributedText) {
     let mode = text.paragraphStyle.hyphenation
-    let afterSoftHyphen = p.breaks.filter { $0 > 0 && p.units[$0 - 1] == 0xAD }
     if mode == .none {
       p.breaks.removeAll { $0 > 0 && $0 < p.units.count && p.units[$0 - 1] == 0xAD }
       return
     }
-    p.hyphenBreaks = Set(afterSoftHyphen.filter { $0 < p.units.count })
-    guard mode == .auto else { return }
+    p.hyphenBreaks = Set(p.breaks.filter { $0 > 0 && $0 < p.units.count && p.units[$0 - 1] == 0xAD })
+    if mode == .auto { p.hyphenation = Hyphenator.forLanguage(text.attributes(at: p.offset).language) }
+  }
+
+  /// The dictionary's hyphenation points of the words in `range` (absolute offsets, on grapheme
+  /// boundaries), for a paragraph whose style hyphenates automatically.
+  func dictionaryPoints(_ p: Paragraph, in range: Range<Int>) -> [Int] {
+    guard let hyphenator = p.hyphenation else { return [] }
     var points: [Int] = []
-    var start = 0
-    for end in p.breaks {
-      defer { start = end }
-      var i = start
-      while i < end {
-        // A word: a run of letters (marks inside it kept with it).
-        guard isLetter(p.units[i]) else {
-          i += 1
-          continue
-        }
-        var j = i
-        while j < end, isLetter(p.units[j]) || isMark(p.units[j]) || UTF16.isTrailSurrogate(p.units[j]) { j += 1 }
-        if j - i >= 5, !p.units[i..<j].contains(0xAD),
-          let hyphenator = Hyphenator.forLanguage(text.attributes(at: p.offset + i).language)
-        {
-          points += hyphenator.points(in: p.units[i..<j]).map { $0 + i }
-        }
-        i = j
+    var i = range.lowerBound
+    while i < range.upperBound {
+      // A word: a run of letters (marks inside it kept with it).
+      guard isLetter(p.units[i]) else {
+        i += 1
+        continue
       }
+      var j = i
+      while j < range.upperBound, isLetter(p.units[j]) || isMark(p.units[j]) || UTF16.isTrailSurrogate(p.units[j]) {
+        j += 1
+      }
+      if j - i >= 5, !p.units[i..<j].contains(0xAD) {
+        points += hyphenator.points(in: p.units[i..<j]).map { $0 + i }
+      }
+      i = j
     }
-    guard !points.isEmpty else { return }
-    let graphemes = Set(p.graphemes)
-    let usable = points.filter { graphemes.contains($0) }
-    p.hyphenBreaks.formUnion(usable)
-    p.breaks = Array(Set(p.breaks).union(usable)).sorted()
+    return points.filter { point in
+      // A grapheme boundary (binary search: a paragraph may be long).
+      var lo = 0
+      var hi = p.graphemes.count
+      while lo < hi {
+        let mid = (lo + hi) / 2
+        if p.graphemes[mid] < point { lo = mid + 1 } else { hi = mid }
+      }
+      return lo < p.graphemes.count && p.graphemes[lo] == point
+    }
   }
 
   private func isLetter(_ unit: UInt16) -> Bool {

@@ -44,6 +44,10 @@ final class TextLayouter {
     var monochrome: Bool
   }
 
+  /// Empties the paragraph cache: it serves one layout (a cell measured, then laid out), not the
+  /// next document.
+  func forgetParagraphs() { recent.removeAll(keepingCapacity: true) }
+
   /// Splits text into paragraphs at `\n` and prepares each (itemized, shaped, break points).
   func paragraphs(of text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
     let key = RecentKey(text: text, mode: mode, monochrome: monochrome)
