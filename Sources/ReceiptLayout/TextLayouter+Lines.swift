@@ -225,22 +225,22 @@ extension TextLayouter {
   /// An ellipsis in the font of the text where a truncated line ends.
   private func ellipsis(_ p: Paragraph, at end: Int) -> LinePiece {
     let item = p.items[p.itemIndex(at: max(0, min(end, p.units.count - 1)))]
-    let text = item.font.covers(0x2026) ? "…" : "..."
-    var glyphs = shapeStandalone(text, font: item.font, attributes: item.attributes, level: p.paragraphLevel)
-    for i in glyphs.indices { glyphs[i].cluster = -1 }
-    return LinePiece(
-      glyphs: glyphs, font: item.font, attributes: item.attributes, level: p.paragraphLevel, range: 0..<0,
-      text: text, isTab: false)
+    return appended(item.font.covers(0x2026) ? "…" : "...", like: item, level: p.paragraphLevel)
   }
 
   /// The hyphen that ends a line broken inside a word, in the font of the text before it.
   private func hyphen(_ p: Paragraph, at end: Int) -> LinePiece {
     let item = p.items[p.itemIndex(at: max(0, end - 1))]
-    var glyphs = shapeStandalone("-", font: item.font, attributes: item.attributes, level: item.level)
+    return appended("-", like: item, level: item.level)
+  }
+
+  /// A piece the layout adds to a line (not in the source text: no clusters), in an item's font.
+  private func appended(_ text: String, like item: ShapedItem, level: UInt8) -> LinePiece {
+    var glyphs = shapeStandalone(text, font: item.font, attributes: item.attributes, level: level)
     for i in glyphs.indices { glyphs[i].cluster = -1 }
     return LinePiece(
-      glyphs: glyphs, font: item.font, attributes: item.attributes, level: item.level, range: 0..<0,
-      text: "-", isTab: false)
+      glyphs: glyphs, font: item.font, attributes: item.attributes, level: level, range: 0..<0, text: text,
+      isTab: false)
   }
 
   /// Fills a tab's space with its stop's leader character, on a grid so that leaders line up.

@@ -116,7 +116,11 @@ import Testing
         return nil
       }.first
       if attributes.contains("bold") { #expect(face?.synthesizeBold == true) }
-      return try RasterRenderer().render(laidOut)[0].blackCount
+      // Counted from the 203-dpi PNG as netpbm decodes it, not from our own raster.
+      let png = try Tool.temporaryDirectory().appendingPathComponent("r.png")
+      try engine.render(document, format: .png).parts[0].write(to: png)
+      let decoded = try Tool.decodePNG(png)
+      return decoded.data.reduce(0) { $0 + $1.nonzeroBitCount }
     }
     let regular = try ink("")
     let bold = try ink(#"bold="true""#)
