@@ -29,6 +29,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
   ],
   targets: [
     // C libraries (Debian packages; see scripts/setup.sh).
@@ -78,7 +79,7 @@ let package = Package(
         .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Crypto", package: "swift-crypto"),
       ],
       resources: [.embedInCode("Resources/openapi.yaml")], swiftSettings: strictImports
     ),

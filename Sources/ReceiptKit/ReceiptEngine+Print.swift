@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import ReceiptLayout
 import ReceiptPrint
 
@@ -20,12 +20,16 @@ public struct PrintRequest: Sendable {
   /// Send to a stopped queue anyway: CUPS holds the job until the queue is resumed (the daemon
   /// does this and follows the job). Otherwise a stopped queue is an error.
   public var holdWhenStopped: Bool
+  /// Called with a PDF of exactly what is sent (the same layout, at the printer's resolution)
+  /// before it is sent; an error stops the print. The daemon keeps it as the job's archive.
+  public var archive: (@Sendable (_ pdf: Data) throws -> Void)?
 
   /// Creates a request.
   public init(
     printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil, options: [String: String] = [:],
-    jobName: String? = nil, holdWhenStopped: Bool = false
+    jobName: String? = nil, holdWhenStopped: Bool = false, archive: (@Sendable (_ pdf: Data) throws -> Void)? = nil
   ) {
+    self.archive = archive
     self.jobName = jobName
     self.holdWhenStopped = holdWhenStopped
     self.printer = printer
@@ -84,6 +88,7 @@ extension ReceiptEngine {
       document.pageSetup.monochrome = capabilities.format != .pdf
       let laidOut = try layout(document)
       try capabilities.check(laidOut, printer: printer.name)
+      if let archive = request.archive { try archive(try PrintPath.pdf.encode(laidOut)) }
       let id = try printer.submit(laidOut, job: job)
       var result = PrintResult(
         jobID: id, printer: printer.name, path: capabilities.format, jobName: job.name, status: nil,

@@ -14,12 +14,16 @@ public struct TemplateOptions: Sendable {
   /// The printer model's head: its resolution and printable width replace the template's, so
   /// the receipt is laid out for exactly the dots that printer has.
   public var printHead: PrintHead?
+  /// Values the template sees besides the order's (`$reprint`, `$ticket`): the daemon's facts
+  /// about the job. They come before the order's members of the same name.
+  public var variables: [String: JSONValue]
 
   /// Creates options.
   public init(
     locale: String? = nil, strict: Bool = false, timeZone: TimeZone = .current, pageSetup: PageSetup? = nil,
-    printHead: PrintHead? = nil
+    printHead: PrintHead? = nil, variables: [String: JSONValue] = [:]
   ) {
+    self.variables = variables
     self.locale = locale
     self.strict = strict
     self.timeZone = timeZone
@@ -118,7 +122,7 @@ final class TemplateRenderer {
       throw TemplateError(root.location, "the root element must be <receipt>, not <\(root.name)>")
     }
     try readStyleSheets(document)
-    let scope = Scope(root: order)
+    let scope = Scope(root: order, variables: options.variables)
     let a = try attributes(of: root, allowed: Vocabulary.elements["receipt"]!, scope: scope)
     // The locale: options, then the order, then the template; every one of them must be known.
     var templateLocale: Locale?

@@ -26,6 +26,7 @@ public final class ReceiptServer: @unchecked Sendable {
   let blocking = BlockingExecutor(name: "receipt blocking", threads: 2, capacity: 16)
   private let lock = NSLock()
   private var workers: [PrintWorker] = []
+  private var sweeper: ArchiveSweeper?
   /// Held while the workers run: one daemon per queue file.
   private var databaseLock: DatabaseLock?
 
@@ -64,10 +65,17 @@ public final class ReceiptServer: @unchecked Sendable {
     defer { lock.unlock() }
     if databaseLock == nil { databaseLock = try DatabaseLock(database: configuration.database) }
     try recover()
+    if let archive = configuration.archiveDirectory, sweeper == nil {
+      let (logger, days) = (logger, configuration.archiveDays)
+      sweeper = ArchiveSweeper(directory: archive, days: days) { removed in
+        logger.info("removed \(removed) archived documents older than \(days) days")
+      }
+    }
     for printer in configuration.printers {
       let worker = PrintWorker(
         printer: printer, store: store, engine: engine, templates: configuration.templates,
-        maxAttempts: configuration.maxAttempts, logger: logger, metrics: metrics)
+        maxAttempts: configuration.maxAttempts, logger: logger, metrics: metrics,
+        archive: configuration.archiveDirectory, failoverAfter: configuration.failoverAfter)
       workers.append(worker)
       worker.start()
     }
@@ -80,6 +88,8 @@ public final class ReceiptServer: @unchecked Sendable {
     lock.lock()
     let running = workers
     workers = []
+    sweeper?.stop()
+    sweeper = nil
     lock.unlock()
     running.forEach { $0.stop(grace: configuration.shutdownGrace) }
     running.forEach { $0.join() }

@@ -10,6 +10,19 @@ public final class ServerMetrics: @unchecked Sendable {
   private var printing: [Int] = Array(repeating: 0, count: buckets.count + 1)
   private var printSum = 0.0
 
+  /// Per route since the daemon started: tickets accepted, printed, and moved to a fallback.
+  private var routeCounters: [String: [String: Int]] = [:]
+
+  func countTicket(route: String) { count("accepted", route: route) }
+  func countPrintedTicket(route: String) { count("printed", route: route) }
+  func countFailover(route: String) { count("failed_over", route: route) }
+
+  private func count(_ what: String, route: String) {
+    lock.lock()
+    defer { lock.unlock() }
+    routeCounters[what, default: [:]][route, default: 0] += 1
+  }
+
   func observeRender(seconds: Double) {
     lock.lock()
     defer { lock.unlock() }
@@ -32,6 +45,13 @@ public final class ServerMetrics: @unchecked Sendable {
     for (printer, states) in counts.sorted(by: { $0.key < $1.key }) {
       for (state, n) in states.sorted(by: { $0.key < $1.key }) {
         out += "receipt_jobs{printer=\"\(printer)\",state=\"\(state)\"} \(n)\n"
+      }
+    }
+    for what in ["accepted", "printed", "failed_over"] {
+      out += "# HELP receipt_route_tickets_\(what)_total Tickets of orders per route.\n"
+      out += "# TYPE receipt_route_tickets_\(what)_total counter\n"
+      for (route, n) in (routeCounters[what] ?? [:]).sorted(by: { $0.key < $1.key }) {
+        out += "receipt_route_tickets_\(what)_total{route=\"\(route)\"} \(n)\n"
       }
     }
     for (name, counts, sum) in [

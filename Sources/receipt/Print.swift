@@ -11,6 +11,7 @@ struct Print: ParsableCommand {
       Examples:
         receipt print Templates/Examples/small.json --printer Roll80 --wait
         receipt print order.json --template kitchen --printer socket://10.0.0.42:9100
+        receipt print order.json --routes /etc/receipt/serve.json   (every ticket: counter, kitchen, bar)
       """
   )
 
@@ -29,6 +30,12 @@ struct Print: ParsableCommand {
   @Option(name: .customShort("o"), help: "A CUPS job option passed as it is, e.g. -o job-priority=80 (repeatable).")
   var jobOptions: [String] = []
 
+  @Option(
+    help:
+      "A daemon configuration file with printers and routes: print every ticket its routes make of the order (counter, kitchen, bar)."
+  )
+  var routes: String?
+
   @OptionGroup var template: TemplateChoice
   @OptionGroup var page: PageOptions
 
@@ -38,10 +45,14 @@ struct Print: ParsableCommand {
         "'\(printer)' is not a printer address: write socket://HOST:PORT with a port from 1 to 65535")
     }
     guard (1...99).contains(copies) else { throw ValidationError("--copies must be 1…99") }
+    if routes != nil, printer != nil {
+      throw ValidationError("--routes prints each ticket on its route's printer; leave out --printer")
+    }
   }
 
   func run() throws {
     try reportingErrors {
+      if let routes { return try printTickets(routesFile: routes) }
       let engine = try ReceiptEngine()
       let document = try page.document(input, engine: engine, template: template)
       var options: [String: String] = [:]

@@ -41,6 +41,44 @@ import Testing
     throw RigFailure("queue \(queue) did not stay stopped; states seen: \(seen)")
   }
 
+  /// Tickets with a fallback do not wait for a stopped queue: the one CUPS holds is canceled
+  /// there (confirmed) and both print at the fallback with the banner; resumed, the queue prints
+  /// neither.
+  @Test func aStoppedQueuesTicketsMoveToTheFallbackAndNeverPrintTwice() throws {
+    let rig = try PrintRig.get()
+    try rig.addQueue("daemon-failover")
+    try stopQueue(rig, "daemon-failover", reason: "out of paper")
+    let fixture = try ServerFixture(
+      extraPrinters: [PrinterConfig(name: "counter", target: .cups(queue: "daemon-failover", server: rig.server))]
+    ) { $0.failoverAfter = 1 }
+    let jobs = try (0..<2).map { _ in
+      var request = JobRequest(printer: "counter", template: "kitchen", data: Data(ServerFixture.order.utf8))
+      request.route = "kitchen"
+      request.label = "KITCHEN"
+      request.fallback = "archive"
+      return try fixture.server.store.submit(request, idempotencyKey: nil, now: Date()).job
+    }
+    try fixture.server.start()
+    defer { fixture.server.stop() }
+    #expect(
+      fixture.wait(seconds: 60) { jobs.allSatisfy { job(fixture, $0.id)?.state == .completed } },
+      "\(jobs.map { job(fixture, $0.id) })")
+    for original in jobs {
+      let moved = try #require(job(fixture, original.id))
+      #expect(moved.printer == "archive" && moved.fallbackFor == "counter", "\(moved)")
+      #expect(moved.failoverReason?.contains("daemon-failover") == true || moved.failoverReason != nil)
+    }
+    let sent = try fixture.server.engine.cupsJobs(
+      named: PrintWorker.cupsJobName(jobs[0]), queue: "daemon-failover", server: rig.server)
+    #expect(sent.count == 1 && sent[0].state == .canceled, "the held CUPS job was canceled: \(sent)")
+    #expect(fixture.printed.count == 2)
+    let text = try Tool.run("pdftotext", [fixture.archive.appendingPathComponent(fixture.printed[0]).path, "-"]).stdout
+    #expect(text.contains("FOR KITCHEN"), "\(text)")
+    try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-failover"])
+    Thread.sleep(forTimeInterval: 3)
+    #expect(jobs.allSatisfy { rig.received(containing: $0.id).isEmpty }, "the resumed queue printed none of them")
+  }
+
   @Test func aStoppedQueueHoldsTheJobsAndResumedTheyPrintInOrder() throws {
     let rig = try PrintRig.get()
     try rig.addQueue("daemon-hold")

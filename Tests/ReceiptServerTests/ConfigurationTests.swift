@@ -98,6 +98,45 @@ import Testing
     } throws: { ($0 as? ReceiptError)?.message.contains("'lpt1' is not cups:QUEUE") == true }
   }
 
+  @Test func routeMistakesAreFoundAtStartWithTheRoutesName() throws {
+    let printers = #""printers": {"counter": "dir:/tmp/c", "kitchen": "dir:/tmp/k"}"#
+    let route = #""name": "kitchen", "printer": "kitchen", "template": "kitchen""#
+    let cases: [(String, String)] = [
+      (#"[{\#(route), "station": "x"}]"#, "unknown field 'station'"),
+      (#"[{"name": "kitchen", "printer": "kitchen"}]"#, "'routes[0].template' is missing"),
+      (#"[{\#(route), "fallback": "bar"}]"#, "fallback 'bar' is not a configured printer"),
+      (#"[{\#(route), "fallback": "kitchen"}]"#, "the fallback must be another printer"),
+      (#"[{\#(route), "filter": "station = 'kitchen'"}]"#, "route 'kitchen': filter"),
+      (#"[{"name": "kitchen", "printer": "kitchen", "template": "menu"}]"#, "no template named 'menu'"),
+      (#"[{\#(route)}, {\#(route)}]"#, "'kitchen' is used twice"),
+      (#"[{\#(route), "copies": 0}]"#, "copies must be 1 to 99"),
+      (#"[{"name": "../k", "printer": "kitchen", "template": "kitchen"}]"#, "must be 1 to 64 letters"),
+    ]
+    for (routes, message) in cases {
+      #expect("\(routes)") {
+        let settings = try Settings(file: try file(#"{\#(printers), "routes": \#(routes)}"#))
+        try ReceiptServer.Configuration(settings, templates: ServerFixture.templates).validate()
+      } throws: { error in
+        let text = (error as? ReceiptError)?.message ?? "\(error)"
+        return text.contains(message)
+      }
+    }
+    let good = try Settings(
+      file: try file(#"{\#(printers), "routes": [{\#(route), "fallback": "counter"}], "failoverAfter": 5}"#))
+    let configuration = try ReceiptServer.Configuration(good, templates: ServerFixture.templates)
+    try configuration.validate()
+    #expect(configuration.routes.first?.fallback == "counter" && configuration.failoverAfter == 5)
+  }
+
+  @Test func theShippedRestaurantExampleLoads() throws {
+    let example = ServerFixture.templates.appendingPathComponent("../dist/receipt-restaurant.json").standardizedFileURL
+    let settings = try Settings(file: example)
+    #expect(settings.routes?.map(\.name) == ["counter", "kitchen", "bar"])
+    var configuration = try ReceiptServer.Configuration(settings, templates: ServerFixture.templates)
+    configuration.templates = ServerFixture.templates
+    try configuration.validate()
+  }
+
   @Test func flagsBeatTheEnvironmentWhichBeatsTheFile() throws {
     let url = try file(#"{"port": 9000, "host": "127.0.0.1", "printers": {"a": "dir:/tmp/a"}, "maxAttempts": 3}"#)
     let environment = try Settings(environment: [

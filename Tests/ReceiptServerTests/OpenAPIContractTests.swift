@@ -48,8 +48,17 @@ import Testing
     var job = Job(
       id: "a", sequence: 1, idempotencyKey: "k", printer: "archive", template: "receipt", data: Data("{}".utf8),
       locale: "de-DE", copies: 1, state: .queued, attempts: 0, crashes: 0, error: "e", cupsJobID: 7,
-      printerState: "held", createdAt: now, updatedAt: now, notBefore: now)
+      printerState: "held", createdAt: now, updatedAt: now, notBefore: now, orderID: "o", route: "kitchen",
+      label: "KITCHEN", fallback: "counter", fallbackFor: "kitchen", failoverReason: "paper out", reprintOf: "b",
+      reprint: 1, documentSHA256: "00")
     let full = JobResponse(job)
+    job.orderID = nil
+    job.route = nil
+    job.fallbackFor = nil
+    job.failoverReason = nil
+    job.reprintOf = nil
+    job.reprint = 0
+    job.documentSHA256 = nil
     job.locale = nil
     job.error = nil
     job.cupsJobID = nil
@@ -58,7 +67,17 @@ import Testing
     let schema = try Self.schema("Job")
     #expect(all == schema.properties, "encoder \(all.sorted()) vs OpenAPI \(schema.properties.sorted())")
     #expect(always == schema.required, "always present \(always.sorted()) vs required \(schema.required.sorted())")
-    #expect(schema.properties.count == 13)
+    #expect(schema.properties.count == 20)
+  }
+
+  @Test func theOrderSchemaIsTheEncodersKeys() throws {
+    let now = Date()
+    let order = Order(id: "o", idempotencyKey: nil, data: Data("{}".utf8), locale: "de_DE", routes: nil, createdAt: now)
+    var minimal = order
+    minimal.locale = nil
+    let (all, always) = try Self.keys(OrderResponse(order, jobs: []), OrderResponse(minimal, jobs: []))
+    let schema = try Self.schema("Order")
+    #expect(all == schema.properties && always == schema.required, "\(all) \(always) \(schema)")
   }
 
   @Test func theProblemSchemaIsTheEncodersKeys() throws {

@@ -170,7 +170,8 @@ public final class PrintRig: @unchecked Sendable {
 
   /// The IPP Everywhere queues made at start, one per test that stops or follows one.
   static let ippQueues = [
-    "daemon-kill", "daemon-hold", "daemon-crash", "daemon-state", "daemon-stop", "daemon-incoming", removedQueue,
+    "daemon-kill", "daemon-hold", "daemon-crash", "daemon-state", "daemon-stop", "daemon-incoming", "daemon-failover",
+    removedQueue,
   ]
   /// A queue made and then removed at start (for the test of a removed printer).
   public static let removedQueue = "daemon-gone"

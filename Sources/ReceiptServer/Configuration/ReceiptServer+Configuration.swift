@@ -1,5 +1,5 @@
 public import Foundation
-import ReceiptKit
+public import ReceiptKit
 
 extension ReceiptServer {
   /// How the daemon is set up: from a JSON file, the environment and flags (in rising order).
@@ -31,6 +31,25 @@ extension ReceiptServer {
     public var headerTimeout: TimeInterval
     /// Unclean stops of the daemon while a job was printing after which the job is dead.
     public var maxCrashes: Int
+    /// The tickets `POST /v1/orders` makes of an order (see ``Route``).
+    public var routes: [Route] = []
+    /// Seconds a printer may be stopped, out of paper or unreachable before its tickets go to
+    /// their route's fallback printer.
+    public var failoverAfter: TimeInterval = 30
+    /// Where the PDF of every printed job is kept (default: beside the database,
+    /// `<database name>-archive`).
+    public var archive: URL?
+    /// Days an archived PDF is kept; 0 keeps none.
+    public var archiveDays: Int = 30
+
+    /// The archive directory, nil when archiving is off.
+    public var archiveDirectory: URL? {
+      guard archiveDays > 0 else { return nil }
+      if let archive { return archive }
+      let database = URL(fileURLWithPath: database)
+      return database.deletingLastPathComponent().appendingPathComponent(
+        database.deletingPathExtension().lastPathComponent + "-archive")
+    }
 
     /// Creates a configuration; the daemon listens on 127.0.0.1 by default.
     public init(
@@ -99,6 +118,10 @@ extension ReceiptServer {
         throw ReceiptError(
           .data, "maxConnections must be 8…100000, idleTimeout and headerTimeout ≥ 1 s, maxCrashes ≥ 1")
       }
+      guard failoverAfter >= 0, (0...36500).contains(archiveDays) else {
+        throw ReceiptError(.data, "failoverAfter must be ≥ 0 seconds and archiveDays 0…36500")
+      }
+      try ReceiptEngine.checkRoutes(routes, printers: names, templates: templates)
       for name in hostNames where name.isEmpty || name.contains(where: { $0 == "/" || $0 == ":" || $0 == " " }) {
         throw ReceiptError(.data, "hostNames entry '\(name)' must be a plain host name such as pos-server.local")
       }

@@ -1,5 +1,5 @@
 public import Foundation
-import ReceiptKit
+public import ReceiptKit
 
 extension ReceiptServer.Configuration {
   /// The settings of a configuration file or the environment; nil means not given.
@@ -26,6 +26,12 @@ extension ReceiptServer.Configuration {
     public var idleTimeout: Double?
     public var headerTimeout: Double?
     public var maxCrashes: Int?
+    /// The routes of `POST /v1/orders` (see ``Route``).
+    public var routes: [Route]?
+    public var failoverAfter: Double?
+    /// The archive directory and how many days a printed PDF is kept there (0: none).
+    public var archive: String?
+    public var archiveDays: Int?
 
     /// No settings.
     public init() {}
@@ -49,7 +55,7 @@ extension ReceiptServer.Configuration {
       let known: Set<String> = [
         "host", "port", "database", "templates", "printers", "defaultPrinter", "maxAttempts", "maxBodyBytes", "tokens",
         "corsOrigins", "shutdownGrace", "cupsServer", "hostNames", "maxConnections", "idleTimeout", "headerTimeout",
-        "maxCrashes", "printerModels",
+        "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays",
       ]
       let object: [String: JSONValue]
       do {
@@ -61,11 +67,29 @@ extension ReceiptServer.Configuration {
         throw ReceiptError(
           .data, "\(file.path): unknown setting '\(unknown)'; known: \(known.sorted().joined(separator: ", "))")
       }
+      if case .array(let routes)? = object["routes"] {
+        let fields: Set<String> = [
+          "name", "printer", "template", "items", "filter", "when", "copies", "fallback", "label",
+        ]
+        for case .object(let route) in routes {
+          if let unknown = route.keys.sorted().first(where: { !fields.contains($0) }) {
+            throw ReceiptError(
+              .data,
+              "\(file.path): a route has the unknown field '\(unknown)'; a route has \(fields.sorted().joined(separator: ", "))"
+            )
+          }
+        }
+      }
       do {
         self = try JSONDecoder().decode(Settings.self, from: data)
       } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
         let key = context.codingPath.map(\.stringValue).joined(separator: ".")
         throw ReceiptError(.data, "\(file.path): '\(key)' has the wrong type (\(context.debugDescription))")
+      } catch let DecodingError.keyNotFound(key, context) {
+        let path = (context.codingPath + [key]).reduce("") { path, key in
+          key.intValue.map { "\(path)[\($0)]" } ?? (path.isEmpty ? key.stringValue : "\(path).\(key.stringValue)")
+        }
+        throw ReceiptError(.data, "\(file.path): '\(path)' is missing (a route needs name, printer and template)")
       }
       let base = file.deletingLastPathComponent()
       func resolve(_ path: String?) -> String? {
@@ -73,6 +97,7 @@ extension ReceiptServer.Configuration {
       }
       database = resolve(database)
       templates = resolve(templates)
+      archive = resolve(archive)
       printers = printers?.mapValues { $0.hasPrefix("dir:") ? "dir:" + resolve(String($0.dropFirst(4)))! : $0 }
     }
 
@@ -149,6 +174,10 @@ extension ReceiptServer.Configuration {
       result.idleTimeout = other.idleTimeout ?? idleTimeout
       result.headerTimeout = other.headerTimeout ?? headerTimeout
       result.maxCrashes = other.maxCrashes ?? maxCrashes
+      result.routes = other.routes ?? routes
+      result.failoverAfter = other.failoverAfter ?? failoverAfter
+      result.archive = other.archive ?? archive
+      result.archiveDays = other.archiveDays ?? archiveDays
       return result
     }
   }
@@ -185,6 +214,10 @@ extension ReceiptServer.Configuration {
       hostNames: settings.hostNames ?? [], maxConnections: settings.maxConnections ?? 512,
       idleTimeout: settings.idleTimeout ?? 60, headerTimeout: settings.headerTimeout ?? 10,
       maxCrashes: settings.maxCrashes ?? 3)
+    routes = settings.routes ?? []
+    failoverAfter = settings.failoverAfter ?? 30
+    archive = settings.archive.map { URL(fileURLWithPath: $0) }
+    archiveDays = settings.archiveDays ?? 30
   }
 }
 

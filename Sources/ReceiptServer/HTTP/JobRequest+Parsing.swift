@@ -56,9 +56,19 @@ extension JobRequest {
       copies = value
     default: throw Problem.badRequest("copies must be an integer from 1 to 99", field: "copies")
     }
-    var locale: String?
-    switch members["locale"] {
-    case nil, .null?: break
+    let locale = try Self.locale(members["locale"])
+    let data = Data(raw[raw.startIndex + dataRange.lowerBound..<raw.startIndex + dataRange.upperBound])
+    guard data.count <= JSONValue.maxBytes else {
+      throw Problem.badRequest(
+        "data is \(data.count) bytes; orders are limited to \(JSONValue.maxBytes)", field: "data")
+    }
+    self.init(printer: printer, template: template, data: data, locale: locale, copies: copies)
+  }
+
+  /// A request's `locale` member checked: nil, or a known locale identifier.
+  static func locale(_ value: JSONValue?) throws -> String? {
+    switch value {
+    case nil, .null?: return nil
     case .string(let value)?:
       guard (2...35).contains(value.count), value.allSatisfy({ $0.isASCII && ($0.isLetter || $0 == "_" || $0 == "-") })
       else {
@@ -68,15 +78,9 @@ extension JobRequest {
         throw Problem.unprocessable(
           "unknown locale '\(value)'; give a language and region such as de_DE or ja_JP", field: "locale")
       }
-      locale = value
+      return value
     default: throw Problem.badRequest("locale must be a string such as de_DE", field: "locale")
     }
-    let data = Data(raw[raw.startIndex + dataRange.lowerBound..<raw.startIndex + dataRange.upperBound])
-    guard data.count <= JSONValue.maxBytes else {
-      throw Problem.badRequest(
-        "data is \(data.count) bytes; orders are limited to \(JSONValue.maxBytes)", field: "data")
-    }
-    self.init(printer: printer, template: template, data: data, locale: locale, copies: copies)
   }
 
   /// What differs between this request and a stored job: the template, printer, copies, locale,

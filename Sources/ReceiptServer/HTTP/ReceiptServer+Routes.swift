@@ -10,6 +10,10 @@ extension ReceiptServer {
     v1.get("jobs/:id") { _, context in try self.show(context.parameters.require("id")) }
     v1.delete("jobs/:id") { _, context in try self.cancel(context.parameters.require("id")) }
     v1.post("jobs/:id/retry") { _, context in try self.retry(context.parameters.require("id")) }
+    v1.post("jobs/:id/reprint") { request, context in try self.reprint(context.parameters.require("id"), request) }
+    v1.get("jobs/:id/document.pdf") { _, context in try self.document(context.parameters.require("id")) }
+    v1.post("orders") { request, context in try await self.submitOrder(request, context) }
+    v1.get("orders/:id") { _, context in try self.showOrder(context.parameters.require("id")) }
     v1.post("render") { request, context in try await self.render(request, context) }
     v1.get("printers") { _, _ in try await self.blocking.run { try self.printers() } }
     v1.get("templates") { _, _ in try self.templateList() }
@@ -32,10 +36,7 @@ extension ReceiptServer {
   private func submit(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
     let raw = try await RequestBody.json(request, limit: configuration.maxBodyBytes)
     let job = try JobRequest(body: raw, configuration: configuration)
-    let key = request.headers[.init("Idempotency-Key")!]
-    if let key, key.isEmpty || key.count > 200 {
-      throw Problem.badRequest("Idempotency-Key must be 1 to 200 characters", field: "Idempotency-Key")
-    }
+    let key = try idempotencyKey(request)
     let (stored, created) = try await store.accept(job, idempotencyKey: key)
     if !created {
       let differences = job.differences(from: stored)
@@ -46,6 +47,85 @@ extension ReceiptServer {
       }
     }
     return json(JobResponse(stored), status: created ? .accepted : .ok, headers: [.location: "/v1/jobs/\(stored.id)"])
+  }
+
+  /// The request's Idempotency-Key, checked.
+  private func idempotencyKey(_ request: Request) throws -> String? {
+    let key = request.headers[.init("Idempotency-Key")!]
+    if let key, key.isEmpty || key.count > 200 {
+      throw Problem.badRequest("Idempotency-Key must be 1 to 200 characters", field: "Idempotency-Key")
+    }
+    return key
+  }
+
+  /// POST /v1/orders: every ticket the routes make of the order, stored in one transaction
+  /// before 202; the same Idempotency-Key returns the same order (200), with a different
+  /// request 409.
+  private func submitOrder(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    let raw = try await RequestBody.json(request, limit: configuration.maxBodyBytes)
+    let order = try OrderRequest(body: raw, configuration: configuration)
+    let key = try idempotencyKey(request)
+    let (stored, jobs, created) = try await store.acceptOrder(order, idempotencyKey: key)
+    if !created {
+      let differences = order.differences(from: stored)
+      guard differences.isEmpty else {
+        throw Problem.conflict(
+          "Idempotency-Key \(key ?? "") was used for order \(stored.id) with a different "
+            + "\(differences.joined(separator: ", ")); send the same request, or use a new key for a new order")
+      }
+    } else {
+      for job in jobs { metrics.countTicket(route: job.route ?? "") }
+    }
+    return json(
+      OrderResponse(stored, jobs: jobs), status: created ? .accepted : .ok,
+      headers: [.location: "/v1/orders/\(stored.id)"])
+  }
+
+  private func showOrder(_ id: String) throws -> Response {
+    guard let (order, jobs) = try store.order(id) else { throw Problem.notFound("no order \(id)") }
+    return json(OrderResponse(order, jobs: jobs))
+  }
+
+  /// POST /v1/jobs/{id}/reprint: a new job printing a completed job again, marked as a copy
+  /// (`$reprint`); idempotent with its key.
+  private func reprint(_ id: String, _ request: Request) throws -> Response {
+    guard let original = try store.job(id) else { throw Problem.notFound("no job \(id)") }
+    let key = try idempotencyKey(request)
+    guard original.state == .completed else {
+      throw Problem.conflict("job \(id) is \(original.state.rawValue); only printed (completed) jobs are reprinted")
+    }
+    let source = original.reprintOf.flatMap { try? store.job($0) } ?? original
+    let (job, created) = try store.reprint(source, idempotencyKey: key, now: Date())
+    guard created || job.reprintOf == source.id else {
+      throw Problem.conflict(
+        "Idempotency-Key \(key ?? "") was used for job \(job.id), which is not a reprint of \(source.id); use a new key"
+      )
+    }
+    return json(JobResponse(job), status: created ? .accepted : .ok, headers: [.location: "/v1/jobs/\(job.id)"])
+  }
+
+  /// GET /v1/jobs/{id}/document.pdf: the archived PDF of what was printed, checked against the
+  /// SHA-256 recorded when it printed.
+  private func document(_ id: String) throws -> Response {
+    guard let job = try store.job(id) else { throw Problem.notFound("no job \(id)") }
+    guard let hash = job.documentSHA256, let directory = configuration.archiveDirectory else {
+      throw Problem.notFound("job \(id) has no archived document (it has not printed, or archiving is off)")
+    }
+    let url = directory.appendingPathComponent(ArchiveFile.name(job.id))
+    guard let data = try? Data(contentsOf: url) else {
+      throw Problem(
+        status: .gone, title: "Gone",
+        detail: "the document of job \(id) is no longer archived (archiveDays is \(configuration.archiveDays))")
+    }
+    guard ArchiveFile.sha256(data) == hash else {
+      throw Problem(
+        status: .internalServerError, title: "Archive damaged",
+        detail: "the archived document of job \(id) does not match its SHA-256 \(hash); it was changed on disk")
+    }
+    return Response(
+      status: .ok,
+      headers: [.contentType: "application/pdf", .init("Repr-Digest")!: "sha-256=:\(ArchiveFile.base64(hex: hash)):"],
+      body: .init(byteBuffer: ByteBuffer(bytes: data)))
   }
 
   private func list(_ request: Request) throws -> Response {

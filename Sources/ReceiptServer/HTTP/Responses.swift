@@ -19,8 +19,25 @@ struct JobResponse: Codable, Equatable {
   var error: String?
   var cupsJobId: Int?
   var printerState: String?
+  var orderId: String?
+  var route: String?
+  /// The printer a failed-over ticket was meant for, and why it printed elsewhere.
+  var fallbackFor: String?
+  var failoverReason: String?
+  var reprintOf: String?
+  /// Which reprint of `reprintOf` this is (absent for originals).
+  var reprint: Int?
+  /// SHA-256 of the archived PDF (`GET /v1/jobs/{id}/document.pdf`).
+  var documentSha256: String?
 
   init(_ job: Job) {
+    orderId = job.orderID
+    route = job.route
+    fallbackFor = job.fallbackFor
+    failoverReason = job.failoverReason
+    reprintOf = job.reprintOf
+    reprint = job.reprint > 0 ? job.reprint : nil
+    documentSha256 = job.documentSHA256
     id = job.id
     sequence = job.sequence
     printer = job.printer
@@ -34,6 +51,23 @@ struct JobResponse: Codable, Equatable {
     error = job.error
     cupsJobId = job.cupsJobID
     printerState = job.printerState
+  }
+}
+
+/// `POST /v1/orders` and `GET /v1/orders/{id}`: an order and its tickets.
+struct OrderResponse: Codable {
+  var id: String
+  var state: String
+  var locale: String?
+  var createdAt: String
+  var tickets: [JobResponse]
+
+  init(_ order: Order, jobs: [Job]) {
+    id = order.id
+    state = Order.state(of: jobs)
+    locale = order.locale
+    createdAt = order.createdAt.formatted(.iso8601)
+    tickets = jobs.map(JobResponse.init)
   }
 }
 

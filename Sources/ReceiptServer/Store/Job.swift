@@ -44,6 +44,23 @@ public struct Job: Codable, Sendable, Equatable {
   public var updatedAt: Date
   /// Not claimed before this time (retry backoff).
   public var notBefore: Date
+  /// The order this job is a ticket of (`POST /v1/orders`).
+  public var orderID: String?
+  /// The route that made this ticket.
+  public var route: String?
+  /// The ticket's label on paper (`KITCHEN`).
+  public var label: String?
+  /// Where the ticket goes while its printer cannot print.
+  public var fallback: String?
+  /// The printer the job was meant for when it was moved to its fallback (`printer` is where it
+  /// printed), and why it was moved.
+  public var fallbackFor: String?
+  public var failoverReason: String?
+  /// The job this one reprints, and which reprint of it this is (1, 2 …; 0: an original).
+  public var reprintOf: String?
+  public var reprint: Int
+  /// SHA-256 (hex) of the archived PDF of what was printed.
+  public var documentSHA256: String?
 }
 
 /// What a client submits.
@@ -53,6 +70,13 @@ public struct JobRequest: Sendable, Equatable {
   public var data: Data
   public var locale: String?
   public var copies: Int
+  /// Set for a ticket of an order: its route, label and fallback printer.
+  public var route: String?
+  public var label: String?
+  public var fallback: String?
+  /// Set for a reprint: the original job and the reprint's number.
+  public var reprintOf: String?
+  public var reprint: Int = 0
 
   /// Creates a request.
   public init(printer: String, template: String, data: Data, locale: String? = nil, copies: Int = 1) {
@@ -84,7 +108,8 @@ public protocol JobStore: Sendable {
   /// Calls `handler` with a printer's name after every change that can give it work (a job
   /// accepted, retried, requeued, or a canceled head): workers sleep until then, no polling.
   func observeWork(_ handler: @escaping @Sendable (String) -> Void)
-  func complete(_ id: String, cupsJobID: Int?, now: Date) throws
+  /// Records that a job printed (with the hash of its archived document, if kept).
+  func complete(_ id: String, cupsJobID: Int?, documentSHA256: String?, now: Date) throws
   /// Records a failure: `retryAt` requeues it, otherwise it ends in `state` (failed or dead).
   func fail(_ id: String, error: String, retryAt: Date?, state: Job.State, now: Date) throws
   /// Cancels a job that has not started printing; returns the job, or nil if there is none.
@@ -108,4 +133,25 @@ public protocol JobStore: Sendable {
   func counts() throws -> [String: [String: Int]]
   /// Nil when the store can write, else why not (after a failed write, a probe write decides).
   func writeProblem() -> String?
+
+  /// Stores an order and its tickets in one transaction (all or none), durable when it returns,
+  /// or returns the order an idempotency key already names with its tickets (`created` false).
+  func acceptOrder(_ request: OrderRequest, idempotencyKey: String?) async throws -> (
+    order: Order, jobs: [Job], created: Bool
+  )
+  /// An order and its tickets.
+  func order(_ id: String) throws -> (order: Order, jobs: [Job])?
+  /// A new job that prints `original` again, numbered after its earlier reprints, or the job an
+  /// idempotency key already names (`created` false).
+  func reprint(_ original: Job, idempotencyKey: String?, now: Date) throws -> (job: Job, created: Bool)
+  /// Moves the printer's queued jobs that have a fallback printer to it (recording the printer
+  /// they were for and why); returns them as moved.
+  func failOver(printer: String, reason: String, now: Date) throws -> [Job]
+}
+
+extension JobStore {
+  /// Records that a job printed, with no archived document.
+  public func complete(_ id: String, cupsJobID: Int?, now: Date) throws {
+    try complete(id, cupsJobID: cupsJobID, documentSHA256: nil, now: now)
+  }
 }

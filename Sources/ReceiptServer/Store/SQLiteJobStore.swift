@@ -8,7 +8,7 @@ import Synchronization
 /// crash only.)
 public final class SQLiteJobStore: JobStore, Sendable {
   private let pool: DatabasePool
-  private let committer: GroupCommitter
+  let committer: GroupCommitter
   let health = StoreHealth()
   private let observers = Mutex<[@Sendable (String) -> Void]>([])
 
@@ -54,6 +54,27 @@ public final class SQLiteJobStore: JobStore, Sendable {
         t.column("value", .text).notNull()
       }
     }
+    migrator.registerMigration("v4: orders, routes, failover, reprints, archive") { db in
+      try db.create(table: "orders") { t in
+        t.primaryKey("id", .text)
+        t.column("idempotencyKey", .text).unique()
+        t.column("data", .blob).notNull()
+        t.column("locale", .text)
+        t.column("routes", .text)
+        t.column("createdAt", .datetime).notNull()
+      }
+      try db.alter(table: "job") { t in
+        t.add(column: "orderID", .text).indexed()
+        t.add(column: "route", .text)
+        t.add(column: "label", .text)
+        t.add(column: "fallback", .text)
+        t.add(column: "fallbackFor", .text)
+        t.add(column: "failoverReason", .text)
+        t.add(column: "reprintOf", .text).indexed()
+        t.add(column: "reprint", .integer).notNull().defaults(to: 0)
+        t.add(column: "documentSHA256", .text)
+      }
+    }
     let pool = self.pool
     try health.guarded(write: true) { try migrator.migrate(pool) }
     committer = GroupCommitter(pool: pool, health: health)
@@ -75,7 +96,7 @@ public final class SQLiteJobStore: JobStore, Sendable {
   }
 
   /// Tells the observers a printer has work (after the commit).
-  private func notify(_ printer: String) {
+  func notify(_ printer: String) {
     for handler in observers.withLock({ $0 }) { handler(printer) }
   }
 
@@ -90,23 +111,27 @@ public final class SQLiteJobStore: JobStore, Sendable {
   }
 
   /// A write transaction; SQLite errors become ``StoreUnavailable``.
-  private func write<T>(_ body: (Database) throws -> T) throws -> T {
+  func write<T>(_ body: (Database) throws -> T) throws -> T {
     try health.guarded(write: true) { try pool.write(body) }
   }
 
   /// A read; SQLite errors become ``StoreUnavailable``.
-  private func read<T>(_ body: (Database) throws -> T) throws -> T {
+  func read<T>(_ body: (Database) throws -> T) throws -> T {
     try health.guarded(write: false) { try pool.read(body) }
   }
 
   public func accept(_ request: JobRequest, idempotencyKey: String?) async throws -> (job: Job, created: Bool) {
-    let result = try await committer.submit(request, idempotencyKey: idempotencyKey)
-    if result.created { notify(request.printer) }
-    return result
+    guard case .job(let job, let created) = try await committer.submit(.job(request, key: idempotencyKey)) else {
+      fatalError("the committer answers a job with a job")
+    }
+    if created { notify(request.printer) }
+    return (job, created)
   }
 
   /// Stores a job in an open write transaction, or finds the one its key names.
-  static func insert(_ request: JobRequest, idempotencyKey: String?, now: Date, _ db: Database) throws -> (Job, Bool) {
+  static func insert(
+    _ request: JobRequest, idempotencyKey: String?, orderID: String? = nil, now: Date, _ db: Database
+  ) throws -> (Job, Bool) {
     if let key = idempotencyKey, let existing = try Job.filter(Column("idempotencyKey") == key).fetchOne(db) {
       return (existing, false)
     }
@@ -116,8 +141,8 @@ public final class SQLiteJobStore: JobStore, Sendable {
       id: UUID().uuidString.lowercased(), sequence: last + 1, idempotencyKey: idempotencyKey, printer: request.printer,
       template: request.template, data: request.data, locale: request.locale, copies: request.copies,
       state: .queued, attempts: 0, crashes: 0, error: nil, cupsJobID: nil, printerState: nil, createdAt: now,
-      updatedAt: now,
-      notBefore: now)
+      updatedAt: now, notBefore: now, orderID: orderID, route: request.route, label: request.label,
+      fallback: request.fallback, reprintOf: request.reprintOf, reprint: request.reprint)
     try job.insert(db)
     return (job, true)
   }
@@ -150,9 +175,10 @@ public final class SQLiteJobStore: JobStore, Sendable {
     }
   }
 
-  public func complete(_ id: String, cupsJobID: Int?, now: Date) throws {
+  public func complete(_ id: String, cupsJobID: Int?, documentSHA256: String?, now: Date) throws {
     try update(id) { job in
       job.state = .completed
+      job.documentSHA256 = documentSHA256 ?? job.documentSHA256
       job.cupsJobID = cupsJobID ?? job.cupsJobID
       job.error = nil
       job.printerState = nil
@@ -292,6 +318,11 @@ public final class SQLiteJobStore: JobStore, Sendable {
       return job
     }
   }
+}
+
+/// GRDB reads and writes an order through its `Codable` conformance.
+extension Order: FetchableRecord, PersistableRecord {
+  public static let databaseTableName = "orders"
 }
 
 /// GRDB reads and writes a job through its `Codable` conformance: the columns are the

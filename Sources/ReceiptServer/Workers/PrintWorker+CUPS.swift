@@ -39,7 +39,8 @@ extension PrintWorker {
       let result = try engine.print(
         document(job),
         request: PrintRequest(
-          printer: queue, copies: job.copies, server: server, jobName: name, holdWhenStopped: true))
+          printer: queue, copies: job.copies, server: server, jobName: name, holdWhenStopped: true,
+          archive: archiver(job)))
       cupsID = result.jobID
     }
     guard let cupsID else { throw ReceiptError(.printer, "CUPS returned no job id for \(queue)") }
@@ -52,6 +53,7 @@ extension PrintWorker {
   private func follow(_ job: Job, cupsID: Int, queue: String, server: String?) throws -> Int {
     var recorded: String?
     var interval = 0.1
+    var waitingSince: Date?
     while true {
       let status = try engine.cupsJobStatus(cupsID, queue: queue, server: server)
       switch status.state {
@@ -62,12 +64,28 @@ extension PrintWorker {
       case .aborted:
         let why = status.explanation(or: "")
         throw ReceiptError(.job, "CUPS job \(cupsID) was aborted on \(queue)" + (why.isEmpty ? "" : ": \(why)"))
+      case .processing:
+        waitingSince = nil
       default:
         let reasons = ([status.state.rawValue] + status.reasons + [status.message]).filter { !$0.isEmpty }
           .joined(separator: ", ")
         if reasons != recorded {
           try store.progress(job.id, cupsJobID: cupsID, printerState: reasons, now: Date())
           recorded = reasons
+        }
+        // Held by a stopped queue for too long: a ticket with a fallback printer is taken back
+        // (canceled in CUPS, which is confirmed) and printed there.
+        let since = waitingSince ?? Date()
+        waitingSince = since
+        if job.fallback != nil, job.fallback != printer.name,
+          Date().timeIntervalSince(since) >= outage.failoverAfter
+        {
+          try engine.cancelCUPSJob(cupsID, queue: queue, server: server)
+          let after = try engine.cupsJobStatus(cupsID, queue: queue, server: server)
+          if after.state == .completed { return cupsID }
+          if after.state == .canceled {
+            throw FailOver(reason: "CUPS queue \(queue) held the job: \(reasons)")
+          }
         }
       }
       if mustLeave { throw Interrupted() }

@@ -29,14 +29,20 @@ final class PrintWorker: @unchecked Sendable {
   private var woken = false
   /// Whether the raw printer answers status requests, and the current hold.
   let rawStatus = RawStatusMemory()
+  /// Where printed documents are kept (nil: not kept).
+  let archive: URL?
+  /// Since when and why the printer cannot print (see ``PrintWorker+Failover``).
+  let outage: Outage
 
   /// A stop interrupted the job; it stays `printing` and is reconciled at the next start.
   struct Interrupted: Error {}
 
   init(
     printer: PrinterConfig, store: JobStore, engine: ReceiptEngine, templates: URL, maxAttempts: Int, logger: Logger,
-    metrics: ServerMetrics
+    metrics: ServerMetrics, archive: URL? = nil, failoverAfter: TimeInterval = 30
   ) {
+    self.archive = archive
+    self.outage = Outage(failoverAfter: failoverAfter)
     self.printer = printer
     self.store = store
     self.engine = engine
@@ -138,14 +144,19 @@ final class PrintWorker: @unchecked Sendable {
         state.unlock()
         let hold = rawPrinterHold()
         noteHold(hold)
-        if hold != nil {
+        if let hold {
+          outage.begin(hold.message)
+          failOverIfDue()
           pause(Self.holdPollInterval)
           continue
         }
         if let job = try store.claimNext(printer: printer.name, now: Date()) {
           process(job)
+          failOverIfDue()
         } else {
-          idle(until: try store.nextDue(printer: printer.name))
+          let due = try store.nextDue(printer: printer.name)
+          idle(until: [due, outage.failoverDue].compactMap { $0 }.min())
+          failOverIfDue()
         }
       } catch {
         logger.error("queue store failed: \(error)")
@@ -177,6 +188,12 @@ final class PrintWorker: @unchecked Sendable {
     } catch is Interrupted {
       logger.info("job \(job.id) interrupted by the stop; it is reconciled at the next start")
       return
+    } catch let failover as FailOver {
+      // Taken back from a stopped CUPS queue: queued again, and moved to the fallback below.
+      outage.begin(failover.reason)
+      outage.forceDue()
+      record(.retry(failover.reason, at: Date()), of: job)
+      return
     } catch let error as ReceiptError where error.isPermanent {
       outcome = .failed(error.message)
       logger.warning("job \(job.id) failed: \(error.message)")
@@ -203,10 +220,18 @@ final class PrintWorker: @unchecked Sendable {
       do {
         let now = Date()
         switch outcome {
-        case .completed(let id): try store.complete(job.id, cupsJobID: id, now: now)
+        case .completed(let id):
+          let hash = archive.flatMap { ArchiveFile.hash(job: job.id, in: $0) }
+          try store.complete(job.id, cupsJobID: id, documentSHA256: hash, now: now)
+          outage.end()
+          if let route = job.route { metrics.countPrintedTicket(route: route) }
         case .failed(let message): try store.fail(job.id, error: message, retryAt: nil, state: .failed, now: now)
-        case .retry(let message, let at): try store.fail(job.id, error: message, retryAt: at, state: .queued, now: now)
-        case .dead(let message): try store.fail(job.id, error: message, retryAt: nil, state: .dead, now: now)
+        case .retry(let message, let at):
+          try store.fail(job.id, error: message, retryAt: at, state: .queued, now: now)
+          outage.begin(message)
+        case .dead(let message):
+          try store.fail(job.id, error: message, retryAt: nil, state: .dead, now: now)
+          outage.begin(message)
         }
         return
       } catch {
@@ -218,16 +243,29 @@ final class PrintWorker: @unchecked Sendable {
     }
   }
 
+  /// Writes the job's document to the archive before it is sent (nil: no archive). A
+  /// directory printer's job that printed before a crash keeps the document it had.
+  func archiver(_ job: Job) -> (@Sendable (Data) throws -> Void)? {
+    guard let archive else { return nil }
+    let id = job.id
+    return { pdf in try ArchiveFile.write(pdf, job: id, in: archive) }
+  }
+
   /// Exponential backoff with ±25 % jitter: 0.5 s, 1 s, 2 s … capped at 60 s.
   static func backoff(attempt: Int) -> TimeInterval {
     min(60, 0.5 * pow(2, Double(max(0, attempt - 1)))) * Double.random(in: 0.75...1.25)
   }
 
-  /// The job's document, titled with its id (the CUPS job name the daemon finds it by).
+  /// The job's document, titled with its id (the CUPS job name the daemon finds it by). The
+  /// template sees `$reprint` (a reprint's number) and `$ticket` (`route`, `label`, and
+  /// `fallbackFor`: the label of the printer it was meant for when it prints on a fallback).
   func document(_ job: Job) throws -> ReceiptDocument {
+    var options = TemplateOptions(locale: job.locale, printHead: printer.model?.printHead)
+    options.variables = TemplateOptions.ticketVariables(
+      route: job.route, label: job.label, fallbackFor: job.fallbackFor.map { job.label ?? $0.uppercased() },
+      reprint: job.reprint)
     var document = try engine.templateDocument(
-      template: job.template, data: job.data, templates: templates,
-      options: TemplateOptions(locale: job.locale, printHead: printer.model?.printHead)
+      template: job.template, data: job.data, templates: templates, options: options
     ).document
     document.title = Self.cupsJobName(job)
     return document
@@ -245,7 +283,8 @@ final class PrintWorker: @unchecked Sendable {
       if DirectoryPrinter(directory: url).hasPrinted(PrintJob(name: Self.fileName(job))) { return nil }
       fallthrough
     case .socket, .device:
-      let request = PrintRequest(printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job))
+      let request = PrintRequest(
+        printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job), archive: archiver(job))
       return try engine.print(document(job), request: request).jobID
     }
   }

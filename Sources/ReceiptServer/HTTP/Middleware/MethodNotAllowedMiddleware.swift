@@ -8,6 +8,8 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
   static var routes: [([String], [HTTPRequest.Method])] {
     [
       (["v1", "jobs"], [.get, .post]), (["v1", "jobs", "*"], [.get, .delete]), (["v1", "jobs", "*", "retry"], [.post]),
+      (["v1", "jobs", "*", "reprint"], [.post]), (["v1", "jobs", "*", "document.pdf"], [.get]),
+      (["v1", "orders"], [.post]), (["v1", "orders", "*"], [.get]),
       (["v1", "render"], [.post]), (["v1", "printers"], [.get]), (["v1", "templates"], [.get]), (["healthz"], [.get]),
       (["readyz"], [.get]), (["metrics"], [.get]), (["openapi.yaml"], [.get]),
     ]
