@@ -1,0 +1,41 @@
+import Foundation
+import ReceiptKit
+import ReceiptTestSupport
+import Testing
+
+/// The shipped receipt and kitchen templates mark reprints ("COPY n") and tickets printed on a
+/// fallback ("FOR KITCHEN") in every shipped locale, with no missing string; an original carries
+/// neither mark. Checked with pdftotext.
+@Suite struct TicketMarkTests {
+  let engine = try! ReceiptEngine()
+  static let templates = Tool.packageRoot.appendingPathComponent("Templates")
+  static let order = try! Data(contentsOf: templates.appendingPathComponent("Examples/restaurant.json"))
+
+  func text(template: String, locale: String, variables: [String: JSONValue]) throws -> (String, [String]) {
+    let rendered = try engine.templateDocument(
+      template: template, data: Self.order, templates: Self.templates,
+      options: TemplateOptions(locale: locale, variables: variables))
+    let pdf = try Tool.temporaryDirectory().appendingPathComponent("t.pdf")
+    try engine.render(rendered.document, format: .pdf).parts[0].write(to: pdf)
+    return (try Tool.run("pdftotext", [pdf.path, "-"]).stdout, rendered.warnings)
+  }
+
+  @Test(arguments: [
+    ("en_US", "COPY", "FOR"), ("de_DE", "KOPIE", "FÜR"), ("fr_FR", "COPIE", "POUR"), ("ja_JP", "再発行", "転送先"),
+    ("ar_EG", "نسخة", "نيابة"),
+  ])
+  func marksAreLocalized(locale: String, copy: String, forWord: String) throws {
+    let marked = TemplateOptions.ticketVariables(route: "kitchen", label: "KITCHEN", fallbackFor: "KITCHEN", reprint: 2)
+    for template in ["receipt", "kitchen"] {
+      let (text, warnings) = try self.text(template: template, locale: locale, variables: marked)
+      #expect(warnings.isEmpty, "\(template) \(locale): \(warnings)")
+      // pdftotext gives right-to-left words in visual order between embedding marks, and
+      // splits "نسخة" before its final ة (a gap it sees between the glyphs): spaces are ignored.
+      let letters = text.filter { $0 != " " }
+      #expect(letters.contains(copy), "\(template) \(locale): \(text.prefix(300))")
+      #expect(text.contains(forWord) && text.contains("KITCHEN"), "\(template) \(locale)")
+      let (original, _) = try self.text(template: template, locale: locale, variables: [:])
+      #expect(!original.contains(copy) && !original.contains(forWord), "\(template) \(locale): an original is unmarked")
+    }
+  }
+}
