@@ -6,7 +6,7 @@ OUT ?= out
 RELEASE := swift build -c release -Xswiftc -static-stdlib
 
 .PHONY: demo test setup setup-test build lint format release install bench benchmark side-by-side bench-daemon \
-	fuzz sanitize soak
+	fuzz sanitize soak screenshots
 
 ## Set up, build, and render the example order through Templates/receipt.xml to out/.
 demo: setup
@@ -46,6 +46,13 @@ install: setup release
 	install -D -m 755 .build/release/receipt $(DESTDIR)$(PREFIX)/bin/receipt
 	mkdir -p $(DESTDIR)$(PREFIX)/share/receipt
 	cp -R Templates $(DESTDIR)$(PREFIX)/share/receipt/
+
+## The web app's screenshots in the README (docs/screenshots/), taken by the browser test.
+screenshots: setup-test
+	$(RELEASE) --product receipt
+	swift build --build-tests
+	mkdir -p docs/screenshots
+	RECEIPT_SCREENSHOTS=$(abspath docs/screenshots) swift test --skip-build --disable-xctest --filter BrowserTests
 
 ## The daemon under load (wrk on loopback): submissions/s, p50/p99 latency, RSS.
 bench-daemon: setup release

@@ -81,7 +81,12 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Crypto", package: "swift-crypto"),
       ],
-      resources: [.embedInCode("Resources/openapi.yaml")], swiftSettings: strictImports
+      // The web app (designer and queue) is compiled in: no files to install, nothing fetched.
+      resources: [
+        .embedInCode("Resources/openapi.yaml"), .embedInCode("Resources/web/index.html"),
+        .embedInCode("Resources/web/app.js"), .embedInCode("Resources/web/app.css"),
+        .embedInCode("Resources/web/favicon.svg"),
+      ], swiftSettings: strictImports
     ),
     .executableTarget(
       name: "receipt",

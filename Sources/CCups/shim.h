@@ -2,3 +2,4 @@
 #include <cups/ipp.h>
 #include <cups/raster.h>
 #include <cups/ppd.h>
+#include <cups/adminutil.h>

@@ -61,6 +61,19 @@ extension ReceiptEngine {
     try ReceiptError.wrapping { try CUPSClient(server: server).queues() }
   }
 
+  /// Printers that are not queues yet: what CUPS' backends find within `timeout` seconds and
+  /// this machine's USB printer devices, each with the model guessed from its device id.
+  public func discoverPrinters(timeout: Int, server: String? = nil) throws -> [DiscoveredDevice] {
+    try ReceiptError.wrapping {
+      let models = (try? PrinterModel.all()) ?? PrinterModel.shipped
+      let local = LocalUSBPrinters.scan(models: models)
+      let found = try CUPSClient(server: server).devices(timeout: timeout, models: models)
+      // A USB printer CUPS also found is listed once, as CUPS names it.
+      return found
+        + local.filter { device in !found.contains { !device.deviceID.isEmpty && $0.deviceID == device.deviceID } }
+    }
+  }
+
   /// One CUPS queue with its state and capabilities.
   public func printer(named name: String, server: String? = nil) throws -> PrinterQueue {
     try ReceiptError.wrapping { try CUPSClient(server: server).queue(named: name) }

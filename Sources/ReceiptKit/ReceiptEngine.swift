@@ -51,6 +51,21 @@ public final class ReceiptEngine: Sendable {
     }
   }
 
+  /// Binds an order into a template given as its text (includes, styles and strings still come
+  /// from `templates`).
+  public func templateDocument(
+    source: Data, named name: String, data: Data, templates: URL, options: TemplateOptions = TemplateOptions()
+  ) throws -> RenderedTemplate {
+    try ReceiptError.wrapping {
+      try TemplateLibrary(directory: templates).render(source: source, named: name, data: data, options: options)
+    }
+  }
+
+  /// Checks a template given as its text, without data; returns warnings, throws the first error.
+  public func validate(source: Data, named name: String, templates: URL) throws -> [String] {
+    try ReceiptError.wrapping { try TemplateLibrary(directory: templates).validate(source: source, named: name) }
+  }
+
   /// Checks a template (and optionally binds data to it); returns warnings, throws the first error.
   public func validate(template: String, templates: URL, data: Data? = nil, strict: Bool = false) throws -> [String] {
     try ReceiptError.wrapping {

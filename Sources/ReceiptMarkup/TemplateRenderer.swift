@@ -11,6 +11,9 @@ public struct TemplateOptions: Sendable {
   public var timeZone: TimeZone
   /// Replaces the template's paper, resolution and margins when set.
   public var pageSetup: PageSetup?
+  /// Replaces only the template's paper (its margins and resolution stay), as the designer's
+  /// paper choice does.
+  public var paper: Paper?
   /// The printer model's head: its resolution and printable width replace the template's, so
   /// the receipt is laid out for exactly the dots that printer has.
   public var printHead: PrintHead?
@@ -21,9 +24,10 @@ public struct TemplateOptions: Sendable {
   /// Creates options.
   public init(
     locale: String? = nil, strict: Bool = false, timeZone: TimeZone = .current, pageSetup: PageSetup? = nil,
-    printHead: PrintHead? = nil, variables: [String: JSONValue] = [:]
+    printHead: PrintHead? = nil, variables: [String: JSONValue] = [:], paper: Paper? = nil
   ) {
     self.variables = variables
+    self.paper = paper
     self.locale = locale
     self.strict = strict
     self.timeZone = timeZone
@@ -46,6 +50,27 @@ extension TemplateLibrary {
     let order = try JSONValue.parseOrder(data)
     let renderer = TemplateRenderer(library: self, order: order, options: options)
     return try renderer.renderKeepingWarnings(name)
+  }
+
+  /// Binds order JSON into a template given as its text (the designer's unsaved editor): its
+  /// includes, style sheets, strings and images still come from the directory. Errors name
+  /// `name.xml` with the line and column in `source`.
+  public func render(source: Data, named name: String, data: Data, options: TemplateOptions = TemplateOptions())
+    throws -> RenderedTemplate
+  {
+    let order = try JSONValue.parseOrder(data)
+    let renderer = TemplateRenderer(library: self, order: order, options: options)
+    renderer.rootSource = source
+    return try renderer.renderKeepingWarnings(name)
+  }
+
+  /// Checks a template given as its text, leniently and without data (as ``validate(template:data:strict:)``
+  /// does): what the daemon does before it saves one.
+  public func validate(source: Data, named name: String) throws -> [String] {
+    let renderer = TemplateRenderer(library: self, order: .object([:]), options: TemplateOptions())
+    renderer.placeholders = true
+    renderer.rootSource = source
+    return try renderer.renderKeepingWarnings(name).warnings
   }
 
   /// Checks a template: XML, elements, attributes, classes and includes, binding the given data
@@ -90,6 +115,8 @@ final class TemplateRenderer {
   var includeStack: [String] = []
   /// Missing values bind "0" silently (validating a template without data).
   var placeholders = false
+  /// The root template's text when it is not (yet) a file: the designer's editor.
+  var rootSource: Data?
   /// Parsed strings and expressions by their text (a repeat body is parsed once).
   var interpolationCache: [String: [Interpolation.Part]] = [:]
   var expressionCache: [String: (Expression, Int)] = [:]
@@ -153,6 +180,7 @@ final class TemplateRenderer {
     let language = formatter.locale.language.languageCode?.identifier ?? ""
     rightToLeftLocale = ["ar", "he", "fa", "ur", "yi"].contains(language)
     var setup = try options.pageSetup ?? pageSetup(a)
+    if let paper = options.paper { setup.paper = paper }
     if let head = options.printHead {
       guard let fitted = head.fitting(setup) else {
         throw TemplateError(
@@ -198,6 +226,13 @@ final class TemplateRenderer {
 
   /// Parses a template file by name.
   func load(_ name: String, at location: SourceLocation?) throws -> MarkupDocument {
+    if location == nil, let source = rootSource {
+      guard source.count <= MarkupParser.maxBytes else {
+        throw TemplateError(
+          file: "\(name).xml", message: "\(source.count) bytes; the limit is \(MarkupParser.maxBytes)")
+      }
+      return try MarkupParser.parse(source, file: "\(name).xml")
+    }
     let url = try library.file(name, defaultExtension: "xml", at: location)
     if let document = loaded[url] { return document }
     let data = try library.read(url, limit: MarkupParser.maxBytes, at: location)

@@ -5,6 +5,7 @@ public import Logging
 import NIOCore
 import ReceiptKit
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
 #if canImport(Glibc)
@@ -26,7 +27,12 @@ public final class ReceiptServer: @unchecked Sendable {
   let blocking = BlockingExecutor(name: "receipt blocking", threads: 2, capacity: 16)
   private let lock = NSLock()
   private var workers: [PrintWorker] = []
-  private var sweeper: ArchiveSweeper?
+  private var sweeper: PeriodicThread?
+  private var printerWatch: PeriodicThread?
+  /// The change feed of `GET /v1/events`.
+  let hub = EventHub()
+  /// One template save at a time (history copy, then the file).
+  let templateSaves = Mutex(())
   /// Held while the workers run: one daemon per queue file.
   private var databaseLock: DatabaseLock?
 
@@ -48,6 +54,10 @@ public final class ReceiptServer: @unchecked Sendable {
     engine = try ReceiptEngine()
     // An accepted (retried, requeued) job wakes its printer's worker at once.
     store.observeWork { [weak self] printer in self?.wake(printer) }
+    // Every committed change of a job, in commit order, to the event feed.
+    store.observeChanges { [hub] jobs in
+      for job in jobs { hub.publish(type: "job", data: encodedJSON(JobResponse(job))) }
+    }
   }
 
   /// Wakes the worker of `printer`.
@@ -67,9 +77,13 @@ public final class ReceiptServer: @unchecked Sendable {
     try recover()
     if let archive = configuration.archiveDirectory, sweeper == nil {
       let (logger, days) = (logger, configuration.archiveDays)
-      sweeper = ArchiveSweeper(directory: archive, days: days) { removed in
+      sweeper = ArchiveSweeper.start(directory: archive, days: days) { removed in
         logger.info("removed \(removed) archived documents older than \(days) days")
       }
+    }
+    if printerWatch == nil {
+      hub.reopen()
+      printerWatch = PrinterWatch.start(hub: hub) { [weak self] in (try? self?.printerResponses()) ?? [] }
     }
     for printer in configuration.printers {
       let worker = PrintWorker(
@@ -90,6 +104,9 @@ public final class ReceiptServer: @unchecked Sendable {
     workers = []
     sweeper?.stop()
     sweeper = nil
+    printerWatch?.stop()
+    printerWatch = nil
+    hub.close()
     lock.unlock()
     running.forEach { $0.stop(grace: configuration.shutdownGrace) }
     running.forEach { $0.join() }

@@ -14,6 +14,13 @@ enum Console {
     try OutputFile.writeStandardOutput(Data((line + "\n").utf8))
   }
 
+  /// A value as pretty JSON with sorted keys on standard output (`--json`).
+  static func json(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try out(String(decoding: try encoder.encode(value), as: UTF8.self))
+  }
+
   /// A line on standard error (never fails: a closed stderr loses the message, not the process).
   static func error(_ line: String) {
     let bytes = Array((line.hasSuffix("\n") ? line : line + "\n").utf8)

@@ -25,9 +25,7 @@ struct Measure: ParsableCommand {
       let (pages, warnings) = try engine.measure(document)
       for warning in warnings { Console.error("receipt: warning: \(warning)") }
       if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try Console.out(String(decoding: try encoder.encode(pages), as: UTF8.self))
+        try Console.json(pages)
         return
       }
       for (i, p) in pages.enumerated() {

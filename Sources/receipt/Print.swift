@@ -79,19 +79,28 @@ struct Print: ParsableCommand {
 struct Printers: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "List CUPS printers with state, formats, media, resolutions and the path receipt uses.",
-    discussion: "Example: receipt printers --json"
+    discussion: """
+      With --discover: the printers CUPS' backends find (usb, dnssd, snmp, socket, …) and this \
+      machine's USB printer devices, with the printer model guessed from each device id.
+      Examples: receipt printers --json    receipt printers --discover --timeout 5
+      """
   )
 
   @Flag(help: "Print JSON.")
   var json = false
 
+  @Flag(help: "Find printers that are not queues yet (CUPS backends and local USB devices).")
+  var discover = false
+
+  @Option(help: "Seconds the CUPS backends may search with --discover.")
+  var timeout: Int = 10
+
   func run() throws {
     try reportingErrors {
+      if discover { return try discoverDevices() }
       let queues = try ReceiptEngine().printers()
       if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try Console.out(String(decoding: try encoder.encode(queues), as: UTF8.self))
+        try Console.json(queues)
         return
       }
       if queues.isEmpty { try Console.out("no printers (add one with lpadmin)") }
@@ -106,6 +115,22 @@ struct Printers: ParsableCommand {
         }
         if !q.media.isEmpty { try Console.out("  media: \(q.media.joined(separator: ", "))") }
       }
+    }
+  }
+
+  private func discoverDevices() throws {
+    guard (1...120).contains(timeout) else { throw ValidationError("--timeout must be 1 to 120 seconds") }
+    let devices = try ReceiptEngine().discoverPrinters(timeout: timeout)
+    if json {
+      try Console.json(devices)
+      return
+    }
+    if devices.isEmpty { try Console.out("no printers found (is the printer on, connected and powered?)") }
+    for device in devices {
+      try Console.out("\(device.uri)   [\(device.source), \(device.deviceClass)]")
+      let name = device.makeAndModel.isEmpty ? device.info : device.makeAndModel
+      try Console.out("  \(name)\(device.model.map { "   model: \($0) (--model \($0))" } ?? "")")
+      if !device.location.isEmpty { try Console.out("  location: \(device.location)") }
     }
   }
 }

@@ -15,7 +15,9 @@ struct Receipt: AsyncParsableCommand {
       unavailable, 70 layout or render failure, 73 cannot write output, 75 print job not completed.
       """,
     version: "0.1.0",
-    subcommands: [Print.self, Render.self, Measure.self, Printers.self, Validate.self, Serve.self, Versions.self]
+    subcommands: [
+      Print.self, Render.self, Measure.self, Printers.self, Validate.self, Serve.self, Design.self, Versions.self,
+    ]
   )
 }
 

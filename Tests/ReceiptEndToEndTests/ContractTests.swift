@@ -37,18 +37,21 @@ import Testing
     // 3.11.8), a tooling error, not a finding. Excluded checks, and why: positive_data_acceptance expects any schema-valid job to be
     // accepted, but a template or printer name is only valid if it exists (422 otherwise);
     // use_after_free expects a DELETEd job to be gone, but DELETE cancels and the job is kept.
+    // /v1/events is a stream that never ends by itself (EventStreamTests and the browser test
+    // cover it); without tokens PUT /v1/templates is 403, so nothing is written to Templates/.
     let result = try Tool.run(
       "python3",
       [
         "-c", "import sys; from schemathesis.cli import schemathesis; sys.argv[0] = 'st'; sys.exit(schemathesis())",
         "run", "\(base)/openapi.yaml", "--url", base, "--checks", "all", "--exclude-checks",
-        "positive_data_acceptance,use_after_free", "--max-examples", "20", "--seed", "20261121",
+        "positive_data_acceptance,use_after_free", "--exclude-path", "/v1/events", "--max-examples", "20",
+        "--seed", "20261121",
         "--workers", "1", "--no-color", "--generation-database", "none", "--request-timeout", "10",
         "--report-junit-path", work.appendingPathComponent("schemathesis.xml").path,
       ])
     let summary = result.stdout.components(separatedBy: "SUMMARY").last ?? result.stdout
     #expect(result.status == 0, "\(summary)\n\(result.stderr)")
-    #expect(result.stdout.contains("Tested: 15"), "every operation was exercised")
+    #expect(result.stdout.contains("Tested: 20"), "every operation but the event stream was exercised")
     #expect(daemon.terminate() == 0, "still alive and stops cleanly after the run")
   }
 }

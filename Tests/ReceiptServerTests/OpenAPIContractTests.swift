@@ -82,7 +82,8 @@ import Testing
 
   @Test func theProblemSchemaIsTheEncodersKeys() throws {
     let (all, always) = try Self.keys(
-      ProblemResponse(title: "t", status: 400, detail: "d", field: "f"),
+      ProblemResponse(
+        title: "t", status: 400, detail: "d", field: "f", location: ProblemLocation(file: "a.xml", line: 1, column: 2)),
       ProblemResponse(title: "t", status: 400, detail: "d"))
     let schema = try Self.schema("Problem")
     #expect(all == schema.properties && always == schema.required, "\(all) \(schema)")

@@ -11,18 +11,8 @@ extension JobRequest {
   /// strict parse: unknown fields, duplicate keys and wrong types are 400; an unknown template
   /// or printer is 422. The order is kept as the exact bytes that were checked.
   package init(body raw: Data, configuration: ReceiptServer.Configuration) throws {
-    let members: [String: JSONValue]
-    let ranges: [String: Range<Int>]
-    do {
-      (members, ranges) = try JSONParser.parseObject(raw, name: "body")
-    } catch let error as TemplateError {
-      throw Problem.badRequest("the body is not a valid JSON object: \(error)")
-    }
-    let names = JobRequestField.allCases.map(\.rawValue)
-    if let unknown = members.keys.sorted().first(where: { !names.contains($0) }) {
-      throw Problem.badRequest(
-        "unknown field '\(unknown)'; a job has \(names.sorted().joined(separator: ", "))", field: unknown)
-    }
+    let (members, ranges) = try RequestBody.members(
+      raw, fields: JobRequestField.allCases.map(\.rawValue), what: "a job")
     guard case .string(let template)? = members["template"], !template.isEmpty else {
       throw Problem.badRequest(
         members["template"] == nil

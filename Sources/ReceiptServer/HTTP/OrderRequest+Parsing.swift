@@ -7,17 +7,7 @@ extension OrderRequest {
   /// wrong types are 400; an unknown route or locale, a filter that fails on the data, or an order
   /// that no route prints is 422. The order is kept as the exact bytes that were checked.
   init(body raw: Data, configuration: ReceiptServer.Configuration) throws {
-    let members: [String: JSONValue]
-    let ranges: [String: Range<Int>]
-    do {
-      (members, ranges) = try JSONParser.parseObject(raw, name: "body")
-    } catch let error as TemplateError {
-      throw Problem.badRequest("the body is not a valid JSON object: \(error)")
-    }
-    let names = ["data", "locale", "routes"]
-    if let unknown = members.keys.sorted().first(where: { !names.contains($0) }) {
-      throw Problem.badRequest("unknown field '\(unknown)'; an order has data, locale, routes", field: unknown)
-    }
+    let (members, ranges) = try RequestBody.members(raw, fields: ["data", "locale", "routes"], what: "an order")
     guard !configuration.routes.isEmpty else {
       throw Problem.unprocessable(
         "the daemon has no routes; add \"routes\" to its configuration file (see the README), or use POST /v1/jobs")

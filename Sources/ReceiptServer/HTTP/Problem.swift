@@ -11,12 +11,15 @@ struct Problem: Error {
   var field: String?
   /// Seconds after which trying again makes sense (`Retry-After`), for 429 and 503.
   var retryAfter: Int?
+  /// Where in a template or order the error is.
+  var location: ProblemLocation?
 
   var response: Response {
     var headers: HTTPFields = [.contentType: "application/problem+json"]
     if let retryAfter { headers[.retryAfter] = String(retryAfter) }
     return json(
-      ProblemResponse(title: title, status: Int(status.code), detail: detail, field: field), status: status,
+      ProblemResponse(title: title, status: Int(status.code), detail: detail, field: field, location: location),
+      status: status,
       headers: headers)
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import ReceiptKit
 
@@ -17,6 +18,15 @@ extension ReceiptServer {
     v1.post("render") { request, context in try await self.render(request, context) }
     v1.get("printers") { _, _ in try await self.blocking.run { try self.printers() } }
     v1.get("templates") { _, _ in try self.templateList() }
+    v1.get("templates/:name") { _, context in try self.templateSource(context.parameters.require("name")) }
+    v1.put("templates/:name") { request, context in
+      try await self.saveTemplate(context.parameters.require("name"), request)
+    }
+    v1.get("models") { _, _ in try self.modelList() }
+    v1.get("examples") { _, _ in try self.exampleList() }
+    v1.get("examples/:name") { _, context in try self.example(context.parameters.require("name")) }
+    v1.get("events") { request, _ in self.events(request) }
+    addWebApp(to: router)
     router.get("healthz") { _, _ in json(StatusResponse(status: "ok")) }
     router.get("openapi.yaml") { _, _ in
       Response(
@@ -179,44 +189,71 @@ extension ReceiptServer {
   }
 
   /// POST /v1/render?format=pdf|png|pwg: a synchronous preview, nothing queued. Rendering runs
-  /// on the preview threads (429 when their queue is full), never on the request threads.
+  /// on the preview threads (429 when their queue is full), never on the request threads. The
+  /// answer's headers give the cut length (`Receipt-Cut-Length`: points, also in mm and dots)
+  /// and, with `bytes=escpos`, the size of the ESC/POS a printer of the chosen model would get.
   private func render(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
-    let format = OutputFormat(rawValue: request.uri.queryParameters.get("format") ?? "pdf")
+    let query = request.uri.queryParameters
+    let format = OutputFormat(rawValue: query.get("format") ?? "pdf")
     guard let format, [.pdf, .png, .pwg].contains(format) else {
       throw Problem.badRequest("format must be pdf, png or pwg", field: "format")
     }
+    let countESCPOS = query.get("bytes") == "escpos"
+    guard query.get("bytes") == nil || countESCPOS else {
+      throw Problem.badRequest("bytes may only be escpos", field: "bytes")
+    }
     let raw = try await RequestBody.json(request, limit: configuration.maxBodyBytes)
-    let job = try JobRequest(body: raw, configuration: configuration)
+    let preview = try RenderRequest(body: raw, configuration: configuration)
     let started = Date()
     do {
       let (engine, templates) = (self.engine, configuration.templates)
-      let rendered = try await blocking.run {
-        let document = try engine.templateDocument(
-          template: job.template, data: job.data, templates: templates, options: TemplateOptions(locale: job.locale)
-        ).document
-        return try engine.render(document, format: format)
+      let (rendered, escpos) = try await blocking.run {
+        let bound =
+          if let source = preview.source {
+            try engine.templateDocument(
+              source: source, named: preview.template, data: preview.data, templates: templates,
+              options: preview.options)
+          } else {
+            try engine.templateDocument(
+              template: preview.template, data: preview.data, templates: templates, options: preview.options)
+          }
+        let rendered = try engine.render(bound.document, format: format)
+        let escpos =
+          countESCPOS
+          ? try engine.render(bound.document, format: .escpos, options: RenderOptions(model: preview.model)).parts[0]
+            .count : nil
+        return (rendered, escpos)
       }
       metrics.observeRender(seconds: Date().timeIntervalSince(started))
       let types: [OutputFormat: String] = [.pdf: "application/pdf", .png: "image/png", .pwg: "image/pwg-raster"]
-      return Response(
-        status: .ok, headers: [.contentType: types[format]!],
-        body: .init(byteBuffer: ByteBuffer(bytes: rendered.parts[0])))
+      var headers: HTTPFields = [.contentType: types[format]!]
+      if let page = rendered.pages.first {
+        headers[.init("Receipt-Cut-Length")!] = String(format: "%.2f", page.cutLength)
+        headers[.init("Receipt-Cut-Length-Mm")!] = String(format: "%.1f", page.cutLengthMillimetres)
+        headers[.init("Receipt-Cut-Length-Dots")!] = String(page.cutLengthDots)
+      }
+      headers[.init("Receipt-Pages")!] = String(rendered.pages.count)
+      if let escpos { headers[.init("Receipt-ESCPOS-Bytes")!] = String(escpos) }
+      return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: rendered.parts[0])))
     } catch let error as ReceiptError {
-      throw error.problem
+      throw error.problem(source: preview.source != nil)
     }
   }
 
   private func printers() throws -> Response {
+    json(PrinterListResponse(printers: try printerResponses()))
+  }
+
+  /// Every configured printer with its queue counts and state (blocking: asks the printers).
+  func printerResponses() throws -> [PrinterResponse] {
     let counts = try store.counts()
-    return json(
-      PrinterListResponse(
-        printers: configuration.printers.map { printer in
-          let states = counts[printer.name] ?? [:]
-          let (state, reasons) = printerState(printer.target)
-          return PrinterResponse(
-            name: printer.name, target: printer.target.description, queued: states["queued"] ?? 0,
-            printing: states["printing"] ?? 0, state: state, reasons: reasons)
-        }))
+    return configuration.printers.map { printer in
+      let states = counts[printer.name] ?? [:]
+      let (state, reasons) = printerState(printer.target)
+      return PrinterResponse(
+        name: printer.name, target: printer.target.description, queued: states["queued"] ?? 0,
+        printing: states["printing"] ?? 0, state: state, reasons: reasons)
+    }
   }
 
   /// What a printer is doing, as its ``Printer`` says: CUPS' queue state and reasons

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOFoundationEssentialsCompat
+import ReceiptKit
 
 /// Reading request bodies: JSON only, within the size limit.
 enum RequestBody {
@@ -25,5 +26,24 @@ enum RequestBody {
       throw Problem(
         status: .contentTooLarge, title: "Content too large", detail: "the body exceeds \(limit) bytes")
     }
+  }
+
+  /// A body parsed strictly as one JSON object with only the `fields` a `what` ("a job") has:
+  /// its members and their byte ranges (so an order is kept as the exact bytes checked).
+  /// Unknown fields, duplicate keys and anything not an object are 400.
+  static func members(_ raw: Data, fields: [String], what: String) throws -> (
+    members: [String: JSONValue], ranges: [String: Range<Int>]
+  ) {
+    let parsed: (members: [String: JSONValue], ranges: [String: Range<Int>])
+    do {
+      parsed = try JSONParser.parseObject(raw, name: "body")
+    } catch let error as TemplateError {
+      throw Problem.badRequest("the body is not a valid JSON object: \(error)")
+    }
+    if let unknown = parsed.members.keys.sorted().first(where: { !fields.contains($0) }) {
+      throw Problem.badRequest(
+        "unknown field '\(unknown)'; \(what) has \(fields.sorted().joined(separator: ", "))", field: unknown)
+    }
+    return parsed
   }
 }

@@ -78,7 +78,7 @@ struct JobListResponse: Codable {
 }
 
 /// One printer of `GET /v1/printers`.
-struct PrinterResponse: Codable {
+struct PrinterResponse: Codable, Equatable {
   var name: String
   var target: String
   var queued: Int
@@ -110,31 +110,55 @@ struct ProblemResponse: Codable {
   var status: Int
   var detail: String
   var field: String?
+  /// Where in the template (or the order) the error is, for templates and order data.
+  var location: ProblemLocation?
+}
+
+/// A place in a template or an order: file, line and column (1-based).
+struct ProblemLocation: Codable, Equatable {
+  var file: String
+  var line: Int
+  var column: Int
 }
 
 /// A JSON response (keys sorted, so answers are byte-stable).
 func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
   var headers = headers
   if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+  let data = Data(encodedJSON(value).utf8)
+  return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+}
+
+/// A value as the API's JSON text: keys sorted, one line (also the `data:` of an event).
+func encodedJSON(_ value: some Encodable) -> String {
   let encoder = JSONEncoder()
   encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-  let data = (try? encoder.encode(value)) ?? Data()
-  return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+  return String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self)
 }
 
 extension ReceiptError {
   /// The HTTP answer for a pipeline error: bad input is 422 (the request's `field`), a printer
   /// or store out of reach 503, and a layout, render or write failure 500 with the reason.
-  var problem: Problem {
+  var problem: Problem { problem(source: false) }
+
+  /// The answer; a template error names its place (`location`) and the field at fault: `data`
+  /// for the order, `source` for a template sent as text, else `template`.
+  func problem(source: Bool) -> Problem {
     switch stage {
     case .input, .data:
-      Problem.unprocessable(message, field: "data")
+      guard let error = underlying as? TemplateError, error.line > 0 else {
+        return Problem.unprocessable(message, field: "data")
+      }
+      var problem = Problem.unprocessable(
+        message, field: error.file == "order" ? "data" : source ? "source" : "template")
+      problem.location = ProblemLocation(file: error.file, line: error.line, column: error.column)
+      return problem
     case .printer, .unavailable, .job:
-      Problem.unavailable(message)
+      return Problem.unavailable(message)
     case .layout:
-      Problem(status: .internalServerError, title: "Layout failed", detail: message)
+      return Problem(status: .internalServerError, title: "Layout failed", detail: message)
     case .render, .output:
-      Problem(status: .internalServerError, title: "Render failed", detail: message)
+      return Problem(status: .internalServerError, title: "Render failed", detail: message)
     }
   }
 }

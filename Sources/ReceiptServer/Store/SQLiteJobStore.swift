@@ -11,6 +11,7 @@ public final class SQLiteJobStore: JobStore, Sendable {
   let committer: GroupCommitter
   let health = StoreHealth()
   private let observers = Mutex<[@Sendable (String) -> Void]>([])
+  private let changes = JobChangeObserver()
 
   /// Opens (and migrates) the database at `path`.
   public init(path: String) throws {
@@ -78,6 +79,7 @@ public final class SQLiteJobStore: JobStore, Sendable {
     let pool = self.pool
     try health.guarded(write: true) { try migrator.migrate(pool) }
     committer = GroupCommitter(pool: pool, health: health)
+    pool.add(transactionObserver: changes, extent: .databaseLifetime)
   }
 
   /// The value of `PRAGMA synchronous` on the store's connections (2 = FULL).
@@ -93,6 +95,10 @@ public final class SQLiteJobStore: JobStore, Sendable {
 
   public func observeWork(_ handler: @escaping @Sendable (String) -> Void) {
     observers.withLock { $0.append(handler) }
+  }
+
+  public func observeChanges(_ handler: @escaping @Sendable ([Job]) -> Void) {
+    changes.add(handler)
   }
 
   /// Tells the observers a printer has work (after the commit).

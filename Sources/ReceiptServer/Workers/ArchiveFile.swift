@@ -56,31 +56,11 @@ enum ArchiveFile {
 }
 
 /// Removes expired archived documents at start and every hour, on its own thread, until stopped.
-// @unchecked: `stopped` is read and written only under `condition`.
-final class ArchiveSweeper: @unchecked Sendable {
-  private let condition = NSCondition()
-  private var stopped = false
-
-  init(directory: URL, days: Int, report: @escaping @Sendable (Int) -> Void) {
-    let thread = Thread { [self] in
-      while true {
-        let removed = ArchiveFile.sweep(directory, days: days)
-        if removed > 0 { report(removed) }
-        condition.lock()
-        if !stopped { _ = condition.wait(until: Date().addingTimeInterval(3600)) }
-        let done = stopped
-        condition.unlock()
-        if done { return }
-      }
+enum ArchiveSweeper {
+  static func start(directory: URL, days: Int, report: @escaping @Sendable (Int) -> Void) -> PeriodicThread {
+    PeriodicThread(name: "receipt archive sweeper", interval: 3600) {
+      let removed = ArchiveFile.sweep(directory, days: days)
+      if removed > 0 { report(removed) }
     }
-    thread.name = "receipt archive sweeper"
-    thread.start()
-  }
-
-  func stop() {
-    condition.lock()
-    stopped = true
-    condition.broadcast()
-    condition.unlock()
   }
 }

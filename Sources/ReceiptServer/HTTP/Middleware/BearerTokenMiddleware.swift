@@ -1,14 +1,17 @@
 import HTTPTypes
 import Hummingbird
 
-/// Requires `Authorization: Bearer <token>` on every request but `/healthz` when tokens are set.
+/// Requires `Authorization: Bearer <token>` on every request but `/healthz` and the web app's
+/// files when tokens are set.
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
   let tokens: [String]
 
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
     -> Response
   {
-    guard !tokens.isEmpty, request.method != .options, request.uri.path != "/healthz" else {
+    let open =
+      request.uri.path == "/healthz" || (request.method == .get && ReceiptServer.webApp[request.uri.path] != nil)
+    guard !tokens.isEmpty, request.method != .options, !open else {
       return try await next(request, context)
     }
     let header = request.headers[.authorization] ?? ""

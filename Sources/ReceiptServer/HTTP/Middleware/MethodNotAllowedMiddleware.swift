@@ -10,7 +10,9 @@ struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
       (["v1", "jobs"], [.get, .post]), (["v1", "jobs", "*"], [.get, .delete]), (["v1", "jobs", "*", "retry"], [.post]),
       (["v1", "jobs", "*", "reprint"], [.post]), (["v1", "jobs", "*", "document.pdf"], [.get]),
       (["v1", "orders"], [.post]), (["v1", "orders", "*"], [.get]),
-      (["v1", "render"], [.post]), (["v1", "printers"], [.get]), (["v1", "templates"], [.get]), (["healthz"], [.get]),
+      (["v1", "render"], [.post]), (["v1", "printers"], [.get]), (["v1", "templates"], [.get]),
+      (["v1", "templates", "*"], [.get, .put]), (["v1", "models"], [.get]), (["v1", "examples"], [.get]),
+      (["v1", "examples", "*"], [.get]), (["v1", "events"], [.get]), (["healthz"], [.get]),
       (["readyz"], [.get]), (["metrics"], [.get]), (["openapi.yaml"], [.get]),
     ]
   }

@@ -25,15 +25,16 @@ struct OriginMiddleware<Context: RequestContext>: RouterMiddleware {
     if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
       var headers = HTTPFields()
       headers[.accessControlAllowOrigin] = origin
-      headers[.accessControlAllowMethods] = "GET, POST, DELETE, OPTIONS"
-      headers[.accessControlAllowHeaders] = "Authorization, Content-Type, Idempotency-Key"
+      headers[.accessControlAllowMethods] = "GET, POST, PUT, DELETE, OPTIONS"
+      headers[.accessControlAllowHeaders] = "Authorization, Content-Type, Idempotency-Key, Last-Event-ID"
       headers[.accessControlMaxAge] = "600"
       headers[.vary] = "Origin"
       return Response(status: .noContent, headers: headers)
     }
     var response = try await next(request, context)  // errors are responses already (ProblemMiddleware)
     response.headers[.accessControlAllowOrigin] = origin
-    response.headers[.accessControlExposeHeaders] = "Location, Retry-After"
+    response.headers[.accessControlExposeHeaders] =
+      "Location, Retry-After, Receipt-Cut-Length, Receipt-Cut-Length-Mm, Receipt-Cut-Length-Dots, Receipt-Pages, Receipt-ESCPOS-Bytes"
     response.headers[.vary] = "Origin"
     return response
   }

@@ -1,0 +1,48 @@
+import GRDB
+import Synchronization
+
+/// Sees every committed change to the `job` table on the store's one writer connection and
+/// hands the changed jobs, as committed, to the handlers — in commit order, because SQLite
+/// commits one transaction at a time. Group commits, orders and single updates all pass here,
+/// so the event feed cannot miss a change that a code path forgot to announce.
+final class JobChangeObserver: TransactionObserver, Sendable {
+  /// Row ids changed in the open transaction; touched only on the writer's queue.
+  private let pending = Mutex<[Int64]>([])
+  private let handlers = Mutex<[@Sendable ([Job]) -> Void]>([])
+
+  func add(_ handler: @escaping @Sendable ([Job]) -> Void) {
+    handlers.withLock { $0.append(handler) }
+  }
+
+  func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+    switch eventKind {
+    case .insert(let table), .update(let table, _): table == Job.databaseTableName
+    case .delete: false
+    }
+  }
+
+  func databaseDidChange(with event: DatabaseEvent) {
+    pending.withLock { $0.append(event.rowID) }
+  }
+
+  func databaseDidCommit(_ db: Database) {
+    let rows = pending.withLock { rows in
+      defer { rows = [] }
+      return rows
+    }
+    let handlers = self.handlers.withLock { $0 }
+    guard !rows.isEmpty, !handlers.isEmpty else { return }
+    var seen = Set<Int64>()
+    let unique = rows.filter { seen.insert($0).inserted }
+    // `sequence` is the rowid; read on the writer right after the commit, so this is the state
+    // the commit left.
+    guard let jobs = try? Job.filter(keys: unique).fetchAll(db) else { return }
+    let order = Dictionary(uniqueKeysWithValues: unique.enumerated().map { ($1, $0) })
+    let sorted = jobs.sorted { (order[$0.sequence] ?? 0) < (order[$1.sequence] ?? 0) }
+    for handler in handlers { handler(sorted) }
+  }
+
+  func databaseDidRollback(_ db: Database) {
+    pending.withLock { $0 = [] }
+  }
+}

@@ -1,0 +1,271 @@
+#!/usr/bin/python3
+"""Drives receipt's web app in headless Chromium (Debian's chromium + chromium-driver, Selenium).
+
+Usage: designer_test.py URL TEMPLATES_DIR PRINTED_DIR [--screenshots DIR]
+
+URL is what `receipt design` prints (with its #token=…). Every step asserts what a user would
+see; the first failure exits non-zero with what was expected and what the page showed.
+"""
+import json
+import os
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+TIMEOUT = 30
+
+
+def fail(message):
+    print("FAIL: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def wait_for(description, condition, timeout=TIMEOUT):
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        try:
+            value = condition()
+            if value:
+                return value
+        except Exception as error:  # the page may be mid-update
+            last = error
+        time.sleep(0.1)
+    fail(f"timed out waiting for {description}" + (f" (last error: {last})" if last else ""))
+
+
+class API:
+    """The daemon's API, called directly: the independent side of every check."""
+
+    def __init__(self, url):
+        parts = urllib.parse.urlsplit(url)
+        self.base = f"{parts.scheme}://{parts.netloc}"
+        self.token = urllib.parse.parse_qs(parts.fragment).get("token", [""])[0]
+
+    def call(self, method, path, body=None, content_type="application/json"):
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        request = urllib.request.Request(self.base + path, data=data, method=method)
+        request.add_header("Authorization", "Bearer " + self.token)
+        if data is not None:
+            request.add_header("Content-Type", content_type)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read()
+
+    def cut_length_dots(self, source, data, name):
+        status, headers, _ = self.call("POST", "/v1/render?format=png",
+                                       {"template": name, "source": source, "data": data})
+        if status != 200:
+            fail(f"the API did not render the editor's template: {status}")
+        return int(headers["Receipt-Cut-Length-Dots"])
+
+
+def main():
+    url, templates, printed = sys.argv[1], sys.argv[2], sys.argv[3]
+    screenshots = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
+    api = API(url)
+
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1400,1100", "--force-device-scale-factor=1"]:
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    try:
+        run(driver, api, url, templates, printed, screenshots)
+    finally:
+        logs = []
+        try:
+            logs = [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
+        except Exception:
+            pass
+        for entry in logs:
+            print("browser console: " + entry.get("message", ""), file=sys.stderr)
+        driver.quit()
+    print("PASS: designer preview, error marks, save, live queue, retry")
+
+
+def preview_state(driver):
+    return driver.execute_script(
+        "const i = document.getElementById('preview');"
+        "return {sequence: i.dataset.sequence || '', height: i.naturalHeight, width: i.naturalWidth,"
+        " dots: document.getElementById('cut-length').dataset.dots || '',"
+        " stale: document.getElementById('preview-box').classList.contains('stale')};")
+
+
+def wait_for_new_preview(driver, after):
+    return wait_for(
+        "a new preview",
+        lambda: (lambda s: s if s["sequence"] and s["sequence"] != after and not s["stale"] else None)(
+            preview_state(driver)))
+
+
+def editor_text(driver):
+    return driver.execute_script("return document.getElementById('source').value")
+
+
+def order(driver):
+    return json.loads(driver.execute_script("return document.getElementById('data').value"))
+
+
+def put_caret(driver, offset):
+    driver.execute_script(
+        "const t = document.getElementById('source'); t.focus(); t.setSelectionRange(arguments[0], arguments[0]);",
+        offset)
+
+
+def error_lines(driver):
+    return [element.get_attribute("data-line") for element in driver.find_elements(By.CSS_SELECTOR, "#gutter .line.error")]
+
+
+def unlabelled_controls(driver):
+    """Form controls without an accessible name (label, aria-label, aria-labelledby or text)."""
+    return driver.execute_script("""
+        return [...document.querySelectorAll('input, select, textarea, button')]
+          .filter((e) => !e.closest('[hidden]') && !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+                         && !e.getAttribute('aria-labelledby') && !e.textContent.trim())
+          .map((e) => e.outerHTML.slice(0, 80));""")
+
+
+def run(driver, api, url, templates, printed, screenshots):
+    # 0. Without a token the page asks for one, and works once it is given.
+    driver.get(url.split("#")[0])
+    wait_for("the token dialog", lambda: driver.execute_script(
+        "const d = document.getElementById('token-dialog'); return d.open ? d : null"))
+    driver.find_element(By.ID, "token-input").send_keys(api.token + Keys.ENTER)
+    wait_for_new_preview(driver, None)
+    if driver.execute_script("return document.getElementById('token-dialog').open"):
+        fail("the token dialog stayed open after a good token")
+    # Then the address `receipt design` prints: the token in it is taken and removed from it.
+    driver.execute_script("sessionStorage.clear()")
+    driver.get("about:blank")
+    driver.get(url)
+    wait_for("the token to leave the address bar", lambda: "token=" not in driver.current_url)
+    missing = unlabelled_controls(driver)
+    if missing:
+        fail(f"controls without a label: {missing}")
+
+    # 1. The designer shows the receipt template with a preview as long as the receipt.
+    state = wait_for_new_preview(driver, None)
+    if "<receipt" not in editor_text(driver):
+        fail("the editor does not show a receipt template")
+    source = editor_text(driver)
+    expected = api.cut_length_dots(source, order(driver), "receipt")
+    if state["height"] != expected or state["dots"] != str(expected):
+        fail(f"preview height {state['height']} px (shown {state['dots']} dots), API cut length {expected} dots")
+    if state["width"] != 639:
+        fail(f"an 80 mm receipt at 203 dpi is 639 dots wide, the preview {state['width']}")
+    if screenshots:
+        driver.save_screenshot(os.path.join(screenshots, "designer.png"))
+
+    # 2. Change a text: the preview changes, and is as long as the API says for the new text.
+    textarea = driver.find_element(By.ID, "source")
+    put_caret(driver, source.rindex("</receipt>"))
+    textarea.send_keys('<text align="center">Typed in the browser, a line long enough to wrap twice on the paper</text>\n')
+    changed = wait_for_new_preview(driver, state["sequence"])
+    source = editor_text(driver)
+    expected = api.cut_length_dots(source, order(driver), "receipt")
+    if changed["height"] != expected:
+        fail(f"after the edit the preview is {changed['height']} px, the API's cut length {expected} dots")
+    if changed["height"] <= state["height"]:
+        fail(f"an added paragraph did not lengthen the preview ({state['height']} -> {changed['height']})")
+
+    # 2b. A printer model: the preview is laid out for its head (Epson TM-T88V: 180 dpi, so 80 mm
+    #     paper is 566 dots wide, 512 of them printable), as long as the API says for that model.
+    from selenium.webdriver.support.ui import Select
+    Select(driver.find_element(By.ID, "paper-select")).select_by_value("model:epson-tm-t88v")
+    model = wait_for_new_preview(driver, changed["sequence"])
+    status, headers, _ = api.call("POST", "/v1/render?format=png", {
+        "template": "receipt", "source": source, "data": order(driver), "model": "epson-tm-t88v"})
+    if model["width"] != 566 or model["height"] != int(headers["Receipt-Cut-Length-Dots"]):
+        fail(f"TM-T88V preview {model['width']}x{model['height']}, API {headers['Receipt-Cut-Length-Dots']} dots long")
+    Select(driver.find_element(By.ID, "paper-select")).select_by_value("")
+    wait_for_new_preview(driver, model["sequence"])
+
+    # 3. An error is marked on its line (an unknown element, typed at the start of the line after
+    #    the <receipt> tag); fixing it removes the mark.
+    lines = source.split("\n")
+    target = next(i for i, line in enumerate(lines) if line.lstrip().startswith("<receipt")) + 2
+    offset = sum(len(line) + 1 for line in lines[:target - 1])
+    put_caret(driver, offset)
+    textarea.send_keys("<bogus-element/>")
+    wait_for(f"line {target} to be marked", lambda: error_lines(driver) == [str(target)])
+    message = driver.find_element(By.ID, "errors").text
+    if f"line {target}" not in message or "bogus-element" not in message:
+        fail(f"the error message does not name line {target} and the element: {message!r}")
+    if textarea.get_attribute("aria-invalid") != "true":
+        fail("the editor is not marked invalid for assistive technology")
+    for _ in range(len("<bogus-element/>")):
+        textarea.send_keys(Keys.BACKSPACE)
+    wait_for("the mark to go", lambda: error_lines(driver) == [] and driver.find_element(By.ID, "errors").text == "")
+    if editor_text(driver) != source:
+        fail("the editor text is not back to the valid template")
+
+    # 4. Save it under a new name; the file is the editor's text.
+    name_field = driver.find_element(By.ID, "save-name")
+    name_field.clear()
+    name_field.send_keys("browser-made")
+    driver.find_element(By.ID, "save").click()
+    wait_for("the save to be confirmed", lambda: driver.find_element(By.ID, "save-status").text.startswith("Saved"))
+    with open(os.path.join(templates, "browser-made.xml"), encoding="utf-8") as file:
+        if file.read() != source:
+            fail("the saved file is not what the editor showed")
+
+    # 5. The queue: a job submitted elsewhere appears and reaches completed without a reload.
+    driver.find_element(By.ID, "tab-queue").click()
+    wait_for("the printers table", lambda: driver.find_elements(By.CSS_SELECTOR, "#printers tbody tr[data-printer]"))
+    driver.execute_script("window.__notReloaded = true")
+    status, _, body = api.call("POST", "/v1/jobs", {"template": "browser-made", "data": order(driver)})
+    if status != 202:
+        fail(f"submitting a job with the saved template: {status} {body!r}")
+    job = json.loads(body)["id"]
+    wait_for(f"job {job} to show completed",
+             lambda: driver.find_elements(By.CSS_SELECTOR, f'#jobs tr[data-job-id="{job}"][data-state="completed"]'))
+    if not driver.execute_script("return window.__notReloaded === true"):
+        fail("the page was reloaded")
+    if not any(job in name for name in os.listdir(printed)):
+        fail(f"job {job} is completed but nothing was printed in {printed}")
+
+    # 6. A job that failed (its template cannot encode the order's EAN) is retried from the
+    #    queue after the template is fixed, and prints.
+    broken = '<receipt>\n  <text>Gift voucher</text>\n  <barcode type="ean13" data="$code"/>\n</receipt>\n'
+    status, _, body = api.call("PUT", "/v1/templates/voucher", broken.encode(), "application/xml")
+    if status not in (200, 201):
+        fail(f"saving the voucher template: {status} {body!r}")
+    status, _, body = api.call("POST", "/v1/jobs", {"template": "voucher", "data": {"code": "GIFT-2024"}})
+    failed = json.loads(body)["id"]
+    row = f'#jobs tr[data-job-id="{failed}"]'
+    wait_for(f"job {failed} to show failed",
+             lambda: driver.find_elements(By.CSS_SELECTOR, row + '[data-state="failed"]'))
+    driver.find_element(By.CSS_SELECTOR, row).click()
+    wait_for("the job's error in its detail", lambda: "ean" in driver.find_element(By.ID, "job-fields").text.lower()
+             or "barcode" in driver.find_element(By.ID, "job-fields").text.lower())
+    fixed = broken.replace('type="ean13"', 'type="code128"')
+    status, _, _ = api.call("PUT", "/v1/templates/voucher", fixed.encode(), "application/xml")
+    if status != 200:
+        fail(f"fixing the voucher template: {status}")
+    retry = driver.find_element(By.CSS_SELECTOR, row + " button")
+    if retry.text != "Retry":
+        fail(f"the failed job's button says {retry.text!r}")
+    retry.click()
+    wait_for(f"job {failed} to print after the retry",
+             lambda: driver.find_elements(By.CSS_SELECTOR, row + '[data-state="completed"]'))
+    if not any(failed in name for name in os.listdir(printed)):
+        fail(f"the retried job {failed} is completed but was not printed")
+    if screenshots:
+        driver.find_element(By.CSS_SELECTOR, row).click()
+        time.sleep(0.3)
+        driver.save_screenshot(os.path.join(screenshots, "queue.png"))
+
+
+if __name__ == "__main__":
+    main()

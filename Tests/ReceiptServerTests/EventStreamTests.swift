@@ -1,0 +1,113 @@
+import Foundation
+import ReceiptTestSupport
+import Testing
+
+@testable import ReceiptServer
+
+/// `GET /v1/events` on a live daemon over a plain socket: every state change of a job arrives,
+/// in order, once; a reconnecting client resumes where it left off; a client whose place is
+/// gone is told to reload; the stream ends when the daemon stops.
+@Suite(.timeLimit(.minutes(2))) struct EventStreamTests {
+  /// The job's states as the events report them, in arrival order.
+  static func states(of id: String, in events: [EventStreamClient.Event]) -> [String] {
+    events.filter { $0.type == "job" && $0.json["id"] as? String == id }.compactMap { $0.json["state"] as? String }
+  }
+
+  static func submit(_ fixture: ServerFixture, port: Int, template: String = "receipt") throws -> String {
+    let answer = try RawConnection.request(
+      port: port,
+      "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        + "Content-Length: \(ServerFixture.body(template: template).utf8.count)\r\n\r\n"
+        + ServerFixture.body(template: template))
+    guard answer.hasPrefix("HTTP/1.1 202"), let start = answer.range(of: "\"id\":\"") else {
+      throw RigError("submit failed: \(answer)")
+    }
+    return String(answer[start.upperBound...].prefix { $0 != "\"" })
+  }
+
+  @Test func eachStateChangeOfAJobArrivesInOrderAndResumesAfterReconnecting() async throws {
+    let fixture = try ServerFixture()
+    try await fixture.live { port in
+      try await offPool {
+        let stream = try EventStreamClient(port: port)
+        stream.read(timeout: 10) { _ in stream.head.contains("text/event-stream") }
+        #expect(stream.head.hasPrefix("HTTP/1.1 200"), "\(stream.head)")
+        // Two jobs queued before the printer starts, a third canceled: the feed shows all of it.
+        let first = try Self.submit(fixture, port: port)
+        let second = try Self.submit(fixture, port: port, template: "kitchen")
+        let third = try Self.submit(fixture, port: port)
+        _ = try fixture.server.store.cancel(third, now: Date())
+        try fixture.server.start()
+        defer { fixture.server.stop() }
+        let arrived = stream.read(timeout: 30) { events in
+          Self.states(of: first, in: events).last == "completed"
+            && Self.states(of: second, in: events).last == "completed"
+        }
+        #expect(arrived, "events: \(stream.events.map { "\($0.type) \($0.data.prefix(120))" })")
+        for id in [first, second] {
+          // Consecutive duplicates are other changes of the same state (none expected here).
+          let states = Self.states(of: id, in: stream.events)
+          #expect(states == ["queued", "printing", "completed"], "job \(id): \(states)")
+        }
+        #expect(Self.states(of: third, in: stream.events) == ["queued", "canceled"])
+        // Commit order: the first job printed before the second (FIFO), and the ids increase.
+        let jobEvents = stream.events.filter { $0.type == "job" }
+        let completions = jobEvents.enumerated().filter { $0.element.json["state"] as? String == "completed" }
+          .map { $0.element.json["id"] as? String }
+        #expect(completions == [first, second])
+        let numbers = stream.events.compactMap { $0.id?.split(separator: "-").last.flatMap { Int($0) } }
+        #expect(numbers == numbers.sorted() && Set(numbers).count == numbers.count)
+        // The last event of a job is the job as GET /v1/jobs/{id} shows it.
+        let last = jobEvents.last { $0.json["id"] as? String == second }
+        let shown = try RawConnection.request(
+          port: port, "GET /v1/jobs/\(second) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(shown.hasSuffix(last?.data ?? "-"), "\(shown)")
+        // Printers are reported to listeners too.
+        #expect(stream.events.contains { $0.type == "printer" && $0.json["name"] as? String == "archive" })
+
+        // Reconnecting after the first event: everything after it, nothing before.
+        let firstID = try #require(jobEvents.first?.id)
+        let resumed = try EventStreamClient(port: port, lastEventID: firstID)
+        let expected = stream.events.filter { $0.id != nil }.drop { $0.id != firstID }.dropFirst()
+        resumed.read(timeout: 10) { $0.count >= expected.count }
+        #expect(resumed.events.prefix(expected.count).map(\.id) == expected.map(\.id))
+        #expect(!resumed.events.contains { $0.id == firstID })
+
+        // A place the daemon no longer has (another run's id): reset, reload.
+        let lost = try EventStreamClient(port: port, lastEventID: "0-5")
+        lost.read(timeout: 10) { !$0.isEmpty }
+        #expect(lost.events.first?.type == "reset")
+      }
+    }
+  }
+
+  @Test func aStopEndsTheStream() async throws {
+    let fixture = try ServerFixture()
+    let stream = try await fixture.live { port in
+      try await offPool {
+        let stream = try EventStreamClient(port: port)
+        stream.read(timeout: 10) { _ in stream.head.contains("text/event-stream") }
+        return stream
+      }
+    }
+    // `live` returned: the server shut down gracefully although a client was listening.
+    #expect(stream.head.hasPrefix("HTTP/1.1 200"))
+    let closed = try await offPool { () -> Bool in
+      stream.read(timeout: 10) { _ in false }
+      return stream.closed
+    }
+    #expect(closed, "the daemon closed the event stream when it stopped")
+  }
+
+  @Test func aSlowListenerIsDroppedNotAllowedToGrowWithoutBound() {
+    let hub = EventHub(boot: "t")
+    let subscription = hub.subscribe(lastEventID: nil)
+    for n in 0...EventHub.subscriberBuffer { hub.publish(type: "job", data: "{\"n\":\(n)}") }
+    #expect(hub.subscriberCount == 0, "the listener that fell behind was dropped")
+    // What it missed is still there for its reconnection.
+    let again = hub.subscribe(lastEventID: "t-\(EventHub.subscriberBuffer - 10)")
+    #expect(again.missed?.count == 11)
+    hub.unsubscribe(subscription.id)
+    hub.unsubscribe(again.id)
+  }
+}
