@@ -23,13 +23,17 @@ public struct PrintRequest: Sendable {
   /// Called with a PDF of exactly what is sent (the same layout, at the printer's resolution)
   /// before it is sent; an error stops the print. The daemon keeps it as the job's archive.
   public var archive: (@Sendable (_ pdf: Data) throws -> Void)?
+  /// The printer's model: ESC/POS in its band height, drawer kicks on its pin.
+  public var model: PrinterModel?
 
   /// Creates a request.
   public init(
     printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil, options: [String: String] = [:],
-    jobName: String? = nil, holdWhenStopped: Bool = false, archive: (@Sendable (_ pdf: Data) throws -> Void)? = nil
+    jobName: String? = nil, holdWhenStopped: Bool = false, archive: (@Sendable (_ pdf: Data) throws -> Void)? = nil,
+    model: PrinterModel? = nil
   ) {
     self.archive = archive
+    self.model = model
     self.jobName = jobName
     self.holdWhenStopped = holdWhenStopped
     self.printer = printer
@@ -92,7 +96,7 @@ extension ReceiptEngine {
     let receiptID = String(UUID().uuidString.prefix(8)).lowercased()
     let job = PrintJob(
       name: request.jobName ?? "receipt-\(receiptID) \(document.title)", copies: request.copies,
-      options: request.options, holdWhenStopped: request.holdWhenStopped)
+      options: request.options, holdWhenStopped: request.holdWhenStopped, model: request.model)
     return try ReceiptError.wrapping {
       let printer = try PrinterAddress.open(request.printer, server: request.server)
       let capabilities = printer.capabilities

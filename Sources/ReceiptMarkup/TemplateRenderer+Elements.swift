@@ -198,7 +198,7 @@ extension TemplateRenderer {
     case "cut":
       placed.block = .cut(try a.choice("type", CutKind.self) ?? .partial)
     case "drawer":
-      let pin = try a.number("pin", in: 2...5).map(Int.init) ?? 2
+      let pin = try a.number("pin", in: 2...5).map(Int.init) ?? DrawerPin.automatic.rawValue
       guard let p = DrawerPin(rawValue: pin) else {
         throw TemplateError(node.location, "pin on <drawer> must be 2 or 5")
       }

@@ -31,6 +31,8 @@ public enum CutKind: String, Hashable, Sendable, CaseIterable {
 
 /// The drawer-kick connector pin.
 public enum DrawerPin: Int, Hashable, Sendable, CaseIterable {
+  /// The printer model's drawer (its first pin; pin 2 when no model is known).
+  case automatic = 0
   case pin2 = 2
   case pin5 = 5
 }

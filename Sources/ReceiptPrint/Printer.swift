@@ -90,9 +90,15 @@ public struct PrintJob: Sendable {
   /// Send to a stopped printer anyway: it holds the job until resumed (the daemon does this and
   /// follows the job).
   public var holdWhenStopped: Bool
+  /// The printer's model, when known: raw ESC/POS in its bands, drawer kicks on its pin.
+  public var model: PrinterModel?
 
   /// Creates a job.
-  public init(name: String, copies: Int = 1, options: [String: String] = [:], holdWhenStopped: Bool = false) {
+  public init(
+    name: String, copies: Int = 1, options: [String: String] = [:], holdWhenStopped: Bool = false,
+    model: PrinterModel? = nil
+  ) {
+    self.model = model
     self.name = name
     self.copies = copies
     self.options = options

@@ -36,7 +36,7 @@ extension Print {
           template: route.template, data: ticket.data, templates: templates, options: options)
         for warning in rendered.warnings { Console.error("receipt: warning: \(route.name): \(warning)") }
         let request = PrintRequest(
-          printer: target.address, copies: ticket.copies * copies, wait: wait, server: target.server)
+          printer: target.address, copies: ticket.copies * copies, wait: wait, server: target.server, model: model)
         let result = try engine.print(rendered.document, request: request)
         let length = result.pages.map { String(format: "%.1f mm", $0.cutLengthMillimetres) }.joined(separator: ", ")
         try Console.out(

@@ -63,7 +63,8 @@ struct Print: ParsableCommand {
         }
         options[parts[0]] = parts[1]
       }
-      let request = PrintRequest(printer: printer, copies: copies, wait: wait, options: options)
+      let request = PrintRequest(
+        printer: printer, copies: copies, wait: wait, options: options, model: try page.printerModel())
       let result = try engine.print(document, request: request)
       for warning in result.warnings { Console.error("receipt: warning: \(warning)") }
       let length = result.pages.map { String(format: "%.1f mm", $0.cutLengthMillimetres) }.joined(separator: ", ")

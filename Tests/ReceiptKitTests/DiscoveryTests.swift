@@ -61,4 +61,24 @@ import Testing
     let bad = try Tool.run(try Tool.shippedBinary(), ["printers", "--discover", "--timeout", "0"])
     #expect(bad.status == 64 && bad.stderr.contains("--timeout"))
   }
+
+  @Test func aCUPSWithNoQueuesIsReachedAndSaysWhatToDo() throws {
+    let server = try PrintRig.emptyCUPS()
+    let binary = try Tool.shippedBinary()
+    let environment = ["CUPS_SERVER": server]
+    let list = try Tool.run(binary, ["printers"], environment: environment)
+    #expect(list.status == 0, "reached, and empty is not an error: \(list.stderr)")
+    #expect(list.stdout.contains("no printers (add one with lpadmin)"))
+    let json = try Tool.run(binary, ["printers", "--json"], environment: environment)
+    #expect(json.status == 0)
+    #expect((try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [Any])?.isEmpty == true)
+    // The daemon with no printers configured serves the machine's queues; with none it says so.
+    let work = try Tool.temporaryDirectory()
+    let serve = try Tool.run(
+      binary, ["serve", "--port", "0", "--db", work.appendingPathComponent("q.sqlite").path],
+      environment: environment)
+    #expect(serve.status == 65, "\(serve.stderr)")
+    #expect(serve.stderr.contains("has no queues") && serve.stderr.contains("--printer NAME=TARGET"))
+    #expect(serve.stderr.contains(server), "names the server it asked: \(serve.stderr)")
+  }
 }

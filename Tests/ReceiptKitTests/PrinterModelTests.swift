@@ -34,6 +34,56 @@ import Testing
     return (laidOut, preview, escpos)
   }
 
+  /// A shipped model with other drawer pins.
+  static func model(_ name: String, drawerPins: [Int]) throws -> PrinterModel {
+    var json =
+      try JSONSerialization.jsonObject(with: JSONEncoder().encode(try PrinterModel.named(name))) as! [String: Any]
+    json["drawerPins"] = drawerPins
+    return try JSONDecoder().decode(PrinterModel.self, from: JSONSerialization.data(withJSONObject: json))
+  }
+
+  /// The drawer kicks the printer gets for a receipt with `drawers` (`<drawer/>` elements).
+  static func kicks(_ drawers: String, model: PrinterModel?) throws -> [DrawerPin] {
+    let engine = try ReceiptEngine()
+    let source = "<receipt><text>Paid cash</text>\(drawers)</receipt>"
+    let document = try engine.templateDocument(
+      source: Data(source.utf8), named: "drawer", data: Data("{}".utf8), templates: templates,
+      options: TemplateOptions(printHead: model?.printHead)
+    ).document
+    let escpos = try PrintPath.escpos.encode(try engine.layout(document), model: model)
+    let dots = model?.paper["80mm"] ?? 576
+    return try ESCPOSDecoder.decode(escpos, bytesPerLine: (dots + 7) / 8).drawerKicks.map(\.pin)
+  }
+
+  @Test func theDrawerIsKickedOnTheModelsPin() throws {
+    #expect(try Self.kicks("<drawer/>", model: nil) == [.pin2], "without a model: pin 2")
+    #expect(try Self.kicks("<drawer/>", model: Self.model("generic-80mm", drawerPins: [5, 2])) == [.pin5])
+    #expect(try Self.kicks("<drawer pin=\"2\"/>", model: Self.model("generic-80mm", drawerPins: [5, 2])) == [.pin2])
+    #expect(try Self.kicks("<drawer pin=\"5\"/>", model: nil) == [.pin5])
+    #expect(throws: PrintError.self, "a pin the model does not have") {
+      try Self.kicks("<drawer pin=\"5\"/>", model: Self.model("generic-80mm", drawerPins: [2]))
+    }
+    #expect(throws: PrintError.self, "a model without a drawer connector") {
+      try Self.kicks("<drawer/>", model: Self.model("generic-80mm", drawerPins: []))
+    }
+  }
+
+  @Test func aRawPrinterGetsTheKickOnItsModelsPin() throws {
+    // A socket printer (a loopback listener standing in for port 9100) with a model whose drawer
+    // is on pin 5: the model travels with the job to the encoder.
+    let listener = try SocketListener()
+    let model = try Self.model("generic-80mm", drawerPins: [5])
+    let engine = try ReceiptEngine()
+    let document = try engine.templateDocument(
+      source: Data("<receipt><text>Paid cash</text><drawer/></receipt>".utf8), named: "drawer", data: Data("{}".utf8),
+      templates: Self.templates, options: TemplateOptions(printHead: model.printHead)
+    ).document
+    _ = try engine.print(document, request: PrintRequest(printer: "socket://127.0.0.1:\(listener.port)", model: model))
+    let bytes = try #require(listener.connection(0))
+    let decoded = try ESCPOSDecoder.decode(bytes, bytesPerLine: (model.paper["80mm"]! + 7) / 8)
+    #expect(decoded.drawerKicks.map(\.pin) == [.pin5])
+  }
+
   @Test func shippedModelsAreCompleteAndCiteTheirSources() throws {
     #expect(PrinterModel.shipped.count >= 3)
     #expect(Set(PrinterModel.shipped.map(\.name)).count == PrinterModel.shipped.count)

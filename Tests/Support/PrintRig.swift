@@ -70,55 +70,8 @@ public final class PrintRig: @unchecked Sendable {
     try Self.waitForPort(ippPort)
     printerURI = "ipp://127.0.0.1:\(ippPort)/ipp/print"
 
-    let cupsPort = try Self.freePort()
-    server = "127.0.0.1:\(cupsPort)"
     let cups = directory.appendingPathComponent("cups")
-    for sub in ["spool", "cache", "state", "log", "temp", "ppd", "out"] {
-      try FileManager.default.createDirectory(at: cups.appendingPathComponent(sub), withIntermediateDirectories: true)
-    }
-    try Self.run("/bin/chmod", ["755", directory.path])
-    try Self.run("/bin/chown", ["-R", "lp", cups.path])
-    try """
-    Listen 127.0.0.1:\(cupsPort)
-    LogLevel warn
-    WebInterface No
-    Browsing Off
-    DefaultAuthType None
-    <Location />
-      Order allow,deny
-      Allow all
-    </Location>
-    <Location /admin>
-      Order allow,deny
-      Allow all
-    </Location>
-    <Policy default>
-      <Limit All>
-        Order deny,allow
-      </Limit>
-    </Policy>
-    """.write(to: cups.appendingPathComponent("cupsd.conf"), atomically: true, encoding: .utf8)
-    try """
-    ServerRoot \(cups.path)
-    RequestRoot \(cups.path)/spool
-    CacheDir \(cups.path)/cache
-    StateDir \(cups.path)/state
-    TempDir \(cups.path)/temp
-    ErrorLog \(cups.path)/log/error_log
-    AccessLog \(cups.path)/log/access_log
-    PageLog \(cups.path)/log/page_log
-    FileDevice Yes
-    User lp
-    Group lp
-    """.write(to: cups.appendingPathComponent("cups-files.conf"), atomically: true, encoding: .utf8)
-    try Self.launch(
-      "/usr/sbin/cupsd",
-      [
-        "-f", "-c", cups.appendingPathComponent("cupsd.conf").path, "-s",
-        cups.appendingPathComponent("cups-files.conf").path,
-      ],
-      log: directory.appendingPathComponent("cupsd.out"))
-    try Self.waitForPort(cupsPort)
+    server = try Self.startCUPSD(in: cups, log: directory)
 
     // roll: IPP Everywhere. lpadmin exits 0 even when PPD generation fails, so check the PPD.
     let server = self.server
@@ -175,6 +128,66 @@ public final class PrintRig: @unchecked Sendable {
   ]
   /// A queue made and then removed at start (for the test of a removed printer).
   public static let removedQueue = "daemon-gone"
+
+  /// A private cupsd (own port on loopback, `User lp`) with its files under `cups`, no queues;
+  /// returns its "host:port".
+  static func startCUPSD(in cups: URL, log: URL) throws -> String {
+    let cupsPort = try Self.freePort()
+    for sub in ["spool", "cache", "state", "log", "temp", "ppd", "out"] {
+      try FileManager.default.createDirectory(at: cups.appendingPathComponent(sub), withIntermediateDirectories: true)
+    }
+    try Self.run("/bin/chmod", ["755", cups.deletingLastPathComponent().path])
+    try Self.run("/bin/chown", ["-R", "lp", cups.path])
+    try """
+    Listen 127.0.0.1:\(cupsPort)
+    LogLevel warn
+    WebInterface No
+    Browsing Off
+    DefaultAuthType None
+    <Location />
+      Order allow,deny
+      Allow all
+    </Location>
+    <Location /admin>
+      Order allow,deny
+      Allow all
+    </Location>
+    <Policy default>
+      <Limit All>
+        Order deny,allow
+      </Limit>
+    </Policy>
+    """.write(to: cups.appendingPathComponent("cupsd.conf"), atomically: true, encoding: .utf8)
+    try """
+    ServerRoot \(cups.path)
+    RequestRoot \(cups.path)/spool
+    CacheDir \(cups.path)/cache
+    StateDir \(cups.path)/state
+    TempDir \(cups.path)/temp
+    ErrorLog \(cups.path)/log/error_log
+    AccessLog \(cups.path)/log/access_log
+    PageLog \(cups.path)/log/page_log
+    FileDevice Yes
+    User lp
+    Group lp
+    """.write(to: cups.appendingPathComponent("cups-files.conf"), atomically: true, encoding: .utf8)
+    try Self.launch(
+      "/usr/sbin/cupsd",
+      [
+        "-f", "-c", cups.appendingPathComponent("cupsd.conf").path, "-s",
+        cups.appendingPathComponent("cups-files.conf").path,
+      ],
+      log: log.appendingPathComponent("cupsd.out"))
+    try Self.waitForPort(cupsPort)
+    return "127.0.0.1:\(cupsPort)"
+  }
+
+  /// A cupsd of its own with no queues at all (what a fresh machine has).
+  public static func emptyCUPS() throws -> String {
+    let directory = URL(fileURLWithPath: "/tmp/receipt-rig-empty-\(getpid())-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return try startCUPSD(in: directory.appendingPathComponent("cups"), log: directory)
+  }
 
   private static func lpadmin(_ arguments: [String], server: String) throws {
     try run("/usr/sbin/lpadmin", arguments, environment: ["CUPS_SERVER": server])

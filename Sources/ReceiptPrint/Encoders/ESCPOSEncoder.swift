@@ -72,7 +72,9 @@ public struct ESCPOSEncoder: Sendable {
       }
       let laidOut = receipt.pages[index]
       for case .drawerKick(let pin) in laidOut.commands {
-        out += [0x1B, 0x70, pin == .pin2 ? 0 : 1, 25, 250]  // ESC p m t1 t2: 50 ms on, 500 ms off
+        // ESC p m t1 t2: m = 0 pin 2, 1 pin 5; 50 ms on, 500 ms off. `automatic` is pin 2 here:
+        // PrintPath resolves it from the printer model first.
+        out += [0x1B, 0x70, pin == .pin5 ? 1 : 0, 25, 250]
       }
       if let cut = laidOut.cut ?? finalCut {
         out += [0x1D, 0x56, cut == .full ? 65 : 66, 0]  // GS V m n: feed to the cutter, then cut

@@ -45,7 +45,34 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
     case .escpos:
       let pages = try RasterRenderer().render(receipt)
       return ESCPOSEncoder(bandHeight: model?.bandHeight ?? 256).encode(
-        Array(repeating: pages, count: copies).flatMap { $0 }, receipt: all)
+        Array(repeating: pages, count: copies).flatMap { $0 }, receipt: try Self.drawerPins(all, model: model))
     }
+  }
+}
+
+extension PrintPath {
+  /// The receipt with each drawer kick on a pin the printer has: `<drawer/>` without a pin kicks
+  /// the model's drawer (its first pin), a pin the model does not have is an error, and a model
+  /// without a drawer connector takes no kick. Without a model, pin 2 (the usual drawer).
+  static func drawerPins(_ receipt: LaidOutReceipt, model: PrinterModel?) throws -> LaidOutReceipt {
+    var receipt = receipt
+    for index in receipt.pages.indices {
+      receipt.pages[index].commands = try receipt.pages[index].commands.map { command in
+        guard case .drawerKick(let pin) = command else { return command }
+        guard let model else { return .drawerKick(pin == .automatic ? .pin2 : pin) }
+        guard let first = model.drawerPins.first.flatMap(DrawerPin.init(rawValue:)) else {
+          throw PrintError.encoding(
+            "the printer model \(model.name) has no cash drawer connector; remove <drawer> or choose the model")
+        }
+        if pin == .automatic { return .drawerKick(first) }
+        guard model.drawerPins.contains(pin.rawValue) else {
+          throw PrintError.encoding(
+            "the printer model \(model.name) has drawer pin \(model.drawerPins.map(String.init).joined(separator: " and ")), "
+              + "not \(pin.rawValue); write <drawer/> for its drawer")
+        }
+        return command
+      }
+    }
+    return receipt
   }
 }

@@ -20,7 +20,7 @@ public struct PrinterModel: Codable, Hashable, Sendable {
   public var imageCommand: String
   /// Rows per raster command (the printer's band buffer).
   public var bandHeight: Int
-  /// Drawer kick pins the model has.
+  /// Drawer kick pins the model has; the first is the one `<drawer/>` kicks (none: no connector).
   public var drawerPins: [Int]
   /// Where each fact comes from.
   public var sources: [String]
@@ -42,6 +42,9 @@ public struct PrinterModel: Codable, Hashable, Sendable {
       throw fail("only commandSet \"escpos\" with imageCommand \"gs-v-0\" is encoded so far")
     }
     guard (1...4096).contains(bandHeight) else { throw fail("bandHeight must be 1…4096 rows") }
+    guard drawerPins.allSatisfy({ [2, 5].contains($0) }), Set(drawerPins).count == drawerPins.count else {
+      throw fail("drawerPins lists the drawer connector's pins, 2 and/or 5 (first: the default), or none")
+    }
     return self
   }
 

@@ -47,7 +47,7 @@ public struct SocketPrinter: Printer {
 
   /// Encodes the receipt as ESC/POS (all copies) and sends it; nil: no job ids.
   public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
-    try send(try capabilities.format.encode(receipt, copies: job.copies))
+    try send(try capabilities.format.encode(receipt, copies: job.copies, model: job.model))
     return nil
   }
 

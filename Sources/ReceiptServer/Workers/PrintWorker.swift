@@ -284,7 +284,8 @@ final class PrintWorker: @unchecked Sendable {
       fallthrough
     case .socket, .device:
       let request = PrintRequest(
-        printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job), archive: archiver(job))
+        printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job), archive: archiver(job),
+        model: printer.model)
       return try engine.print(document(job), request: request).jobID
     }
   }
