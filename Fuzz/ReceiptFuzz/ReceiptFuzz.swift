@@ -49,6 +49,8 @@ enum Fuzz {
       if let request = try? JobRequest(body: data, configuration: configuration) {
         precondition(!request.data.isEmpty)
       }
+      // The same body as a preview (a template's text in `source`, paper, model).
+      _ = try? RenderRequest(body: data, configuration: configuration)
     case "config":
       _ = try? ReceiptServer.Configuration.Settings(data: data, file: scratch.appendingPathComponent("serve.json"))
     default:

@@ -38,10 +38,12 @@ public final class ServerMetrics: @unchecked Sendable {
   }
 
   /// The Prometheus exposition of the histograms and the job counts.
-  func exposition(counts: [String: [String: Int]]) -> String {
+  func exposition(counts: [String: [String: Int]], eventListeners: Int = 0) -> String {
     lock.lock()
     defer { lock.unlock() }
-    var out = "# HELP receipt_jobs Jobs by printer and state.\n# TYPE receipt_jobs gauge\n"
+    var out = "# HELP receipt_event_listeners Clients reading GET /v1/events.\n# TYPE receipt_event_listeners gauge\n"
+    out += "receipt_event_listeners \(eventListeners)\n"
+    out += "# HELP receipt_jobs Jobs by printer and state.\n# TYPE receipt_jobs gauge\n"
     for (printer, states) in counts.sorted(by: { $0.key < $1.key }) {
       for (state, n) in states.sorted(by: { $0.key < $1.key }) {
         out += "receipt_jobs{printer=\"\(printer)\",state=\"\(state)\"} \(n)\n"

@@ -32,6 +32,9 @@ import Testing
         let stream = try EventStreamClient(port: port)
         stream.read(timeout: 10) { _ in stream.head.contains("text/event-stream") }
         #expect(stream.head.hasPrefix("HTTP/1.1 200"), "\(stream.head)")
+        let metrics = try RawConnection.request(
+          port: port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        #expect(metrics.contains("\nreceipt_event_listeners 1\n"), "one listener is counted")
         // Two jobs queued before the printer starts, a third canceled: the feed shows all of it.
         let first = try Self.submit(fixture, port: port)
         let second = try Self.submit(fixture, port: port, template: "kitchen")

@@ -176,6 +176,23 @@ import Testing
     #expect(try Tool.run("pdftotext", [pdf.path, "-"]).stdout.contains("Second version"))
   }
 
+  @Test func aTemplateThatCannotBeSavedIsNotHalfSaved() async throws {
+    let (fixture, templates) = try Self.fixture()
+    let original = try Data(contentsOf: templates.appendingPathComponent("gift.xml"))
+    // The history cannot be kept (a file where its directory goes): nothing is replaced.
+    FileManager.default.createFile(atPath: templates.appendingPathComponent(".history").path, contents: Data())
+    try await fixture.server.application().test(.router) { client in
+      try await client.execute(
+        uri: "/v1/templates/gift", method: .put, headers: Self.auth.merging([.contentType: "application/xml"]),
+        body: ByteBuffer(string: "<receipt><text>replaced</text></receipt>")
+      ) { response in
+        #expect(response.status == .internalServerError)
+        #expect((Self.object(response.body)["detail"] as? String ?? "").contains("may write the templates directory"))
+      }
+    }
+    #expect(try Data(contentsOf: templates.appendingPathComponent("gift.xml")) == original)
+  }
+
   @Test func aDaemonWithoutTokensTakesNoTemplates() async throws {
     let (fixture, templates) = try Self.fixture(tokens: [])
     try await fixture.server.application().test(.router) { client in

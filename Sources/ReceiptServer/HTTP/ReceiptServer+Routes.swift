@@ -37,7 +37,10 @@ extension ReceiptServer {
     router.get("metrics") { _, _ in
       Response(
         status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-        body: .init(byteBuffer: ByteBuffer(string: self.metrics.exposition(counts: try self.store.counts()))))
+        body: .init(
+          byteBuffer: ByteBuffer(
+            string: self.metrics.exposition(
+              counts: try self.store.counts(), eventListeners: self.hub.subscriberCount))))
     }
   }
 

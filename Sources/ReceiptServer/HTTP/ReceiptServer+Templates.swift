@@ -87,15 +87,29 @@ extension ReceiptServer {
     } catch let error as ReceiptError {
       throw error.problem(source: true)
     }
-    return try templateSaves.withLock { _ in
+    do {
+      return try write(body, name: name, to: target, in: library.directory, warnings: warnings)
+    } catch {
+      let reason = (error as? ReceiptError)?.message ?? "\(error)"
+      throw Problem(
+        status: .internalServerError, title: "Not saved",
+        detail: "\(reason); check that the daemon may write the templates directory \(library.directory.path)")
+    }
+  }
+
+  /// Keeps the current version in `.history/`, then writes the new one.
+  private func write(_ body: Data, name: String, to target: URL, in directory: URL, warnings: [String]) throws
+    -> Response
+  {
+    try templateSaves.withLock { _ in
       var previous: String?
       if let old = try? Data(contentsOf: target) {
         let stamp = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
           .replacingOccurrences(of: ":", with: "")
         let kept = "\(Self.historyDirectory)/\(name)-\(stamp).xml"
         try FileManager.default.createDirectory(
-          at: library.directory.appendingPathComponent(Self.historyDirectory), withIntermediateDirectories: true)
-        try OutputFile.write(old, to: library.directory.appendingPathComponent(kept).path)
+          at: directory.appendingPathComponent(Self.historyDirectory), withIntermediateDirectories: true)
+        try OutputFile.write(old, to: directory.appendingPathComponent(kept).path)
         previous = kept
       }
       try OutputFile.write(body, to: target.path)

@@ -1,9 +1,9 @@
-import Foundation
+public import Foundation
 import ReceiptKit
 
 /// A preview request (`POST /v1/render`): a job's fields, or the template's text itself
 /// (`source`, the designer's editor) with the paper or printer model to lay it out for.
-struct RenderRequest {
+package struct RenderRequest {
   /// The template's name (a file, or the name the unsaved `source` will have).
   var template: String
   /// The template's text when it is not a saved file.
@@ -16,7 +16,7 @@ struct RenderRequest {
   /// The fields a preview may have: a job's, and `source`, `paper`, `model`.
   static let fields = JobRequestField.allCases.map(\.rawValue) + ["source", "paper", "model"]
 
-  init(body raw: Data, configuration: ReceiptServer.Configuration) throws {
+  package init(body raw: Data, configuration: ReceiptServer.Configuration) throws {
     let (members, ranges) = try RequestBody.members(raw, fields: Self.fields, what: "a preview")
     switch (members["template"], members["source"]) {
     case (.string(let name)?, nil):
