@@ -55,9 +55,7 @@ public final class ReceiptServer: @unchecked Sendable {
     // An accepted (retried, requeued) job wakes its printer's worker at once.
     store.observeWork { [weak self] printer in self?.wake(printer) }
     // Every committed change of a job, in commit order, to the event feed.
-    store.observeChanges { [hub] jobs in
-      for job in jobs { hub.publish(type: "job", data: encodedJSON(JobResponse(job))) }
-    }
+    store.observeChanges(JobEventFeed(hub: hub))
   }
 
   /// Wakes the worker of `printer`.

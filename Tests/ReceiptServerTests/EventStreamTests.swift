@@ -102,6 +102,20 @@ import Testing
     #expect(closed, "the daemon closed the event stream when it stopped")
   }
 
+  @Test func changesNobodyHeardMakeAResumingClientReload() {
+    let hub = EventHub(boot: "t")
+    let feed = JobEventFeed(hub: hub)
+    #expect(!feed.wantsChanges, "nobody listens: the store does not read changes back")
+    let first = hub.subscribe(lastEventID: nil)
+    #expect(feed.wantsChanges)
+    hub.publish(type: "job", data: "{}")
+    hub.unsubscribe(first.id)
+    feed.changesMissed()
+    hub.publish(type: "job", data: "{}")
+    #expect(hub.subscribe(lastEventID: "t-1").missed == nil, "across the gap: reset")
+    #expect(hub.subscribe(lastEventID: "t-3").missed?.count == 0, "after it: nothing missed")
+  }
+
   @Test func aSlowListenerIsDroppedNotAllowedToGrowWithoutBound() {
     let hub = EventHub(boot: "t")
     let subscription = hub.subscribe(lastEventID: nil)

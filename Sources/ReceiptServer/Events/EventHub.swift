@@ -63,6 +63,15 @@ final class EventHub: Sendable {
     }
   }
 
+  /// Changes happened that no event reports (nobody listened, so they were not read): a client
+  /// that resumes from before them is told to reload instead of being replayed a gap.
+  func breakContinuity() {
+    state.withLock { state in
+      state.ring.removeAll()
+      state.next += 1
+    }
+  }
+
   /// Sends a keep-alive comment to every subscriber (event number 0, never stored): proxies
   /// and clients see a live connection, and a client that vanished is noticed at the write.
   func heartbeat() {
@@ -119,4 +128,18 @@ final class EventHub: Sendable {
     }
     all.forEach { $0.finish() }
   }
+}
+
+/// Job changes as `job` events while anyone listens; otherwise they are not even read back, and
+/// the feed's continuity is broken (a client resuming across the gap reloads).
+struct JobEventFeed: JobChangeListener {
+  let hub: EventHub
+
+  var wantsChanges: Bool { hub.subscriberCount > 0 }
+
+  func jobsChanged(_ jobs: [Job]) {
+    for job in jobs { hub.publish(type: "job", data: encodedJSON(JobResponse(job))) }
+  }
+
+  func changesMissed() { hub.breakContinuity() }
 }

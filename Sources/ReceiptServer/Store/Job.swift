@@ -108,9 +108,9 @@ public protocol JobStore: Sendable {
   /// Calls `handler` with a printer's name after every change that can give it work (a job
   /// accepted, retried, requeued, or a canceled head): workers sleep until then, no polling.
   func observeWork(_ handler: @escaping @Sendable (String) -> Void)
-  /// Calls `handler` with the jobs every committed change created or changed, as committed, in
+  /// Tells `listener` the jobs every committed change created or changed, as committed, in
   /// commit order (the event feed): nothing that changes a job escapes it.
-  func observeChanges(_ handler: @escaping @Sendable ([Job]) -> Void)
+  func observeChanges(_ listener: any JobChangeListener)
   /// Records that a job printed (with the hash of its archived document, if kept).
   func complete(_ id: String, cupsJobID: Int?, documentSHA256: String?, now: Date) throws
   /// Records a failure: `retryAt` requeues it, otherwise it ends in `state` (failed or dead).

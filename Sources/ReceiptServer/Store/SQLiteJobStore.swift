@@ -97,8 +97,8 @@ public final class SQLiteJobStore: JobStore, Sendable {
     observers.withLock { $0.append(handler) }
   }
 
-  public func observeChanges(_ handler: @escaping @Sendable ([Job]) -> Void) {
-    changes.add(handler)
+  public func observeChanges(_ listener: any JobChangeListener) {
+    changes.add(listener)
   }
 
   /// Tells the observers a printer has work (after the commit).
