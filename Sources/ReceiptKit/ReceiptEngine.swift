@@ -89,13 +89,34 @@ public final class ReceiptEngine: Sendable {
   public func render(_ document: ReceiptDocument, format: OutputFormat, options: RenderOptions = RenderOptions())
     throws -> RenderedReceipt
   {
-    if format == .escpos && options.gray {
+    try render(document, formats: [format], options: options)[0]
+  }
+
+  /// One document in several formats; formats drawn with the same ink share one layout (the
+  /// designer's PNG preview and its ESC/POS byte count are laid out once).
+  public func render(_ document: ReceiptDocument, formats: [OutputFormat], options: RenderOptions = RenderOptions())
+    throws -> [RenderedReceipt]
+  {
+    if formats.contains(.escpos) && options.gray {
       throw ReceiptError(.data, "ESC/POS output is always 1-bit; leave out the gray option")
     }
-    var document = document
-    // One ink (1-bit raster, ESC/POS): emoji from a monochrome font where one has them.
-    document.pageSetup.monochrome = format != .pdf && !options.gray
-    let laidOut = try layout(document)
+    var layouts: [Bool: (document: ReceiptDocument, laidOut: LaidOutReceipt)] = [:]
+    return try formats.map { format in
+      // One ink (1-bit raster, ESC/POS): emoji from a monochrome font where one has them.
+      let monochrome = format != .pdf && !options.gray
+      if layouts[monochrome] == nil {
+        var document = document
+        document.pageSetup.monochrome = monochrome
+        layouts[monochrome] = (document, try layout(document))
+      }
+      let (document, laidOut) = layouts[monochrome]!
+      return try encode(laidOut, of: document, format: format, options: options)
+    }
+  }
+
+  private func encode(
+    _ laidOut: LaidOutReceipt, of document: ReceiptDocument, format: OutputFormat, options: RenderOptions
+  ) throws -> RenderedReceipt {
     let parts: [Data] = try ReceiptError.wrapping {
       switch format {
       case .png:

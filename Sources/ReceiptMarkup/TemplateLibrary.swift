@@ -28,11 +28,15 @@ public struct TemplateLibrary: Sendable {
   /// Whether `name` is a receipt template in the directory (a plain name, an existing file, not
   /// a fragment): the daemon's check of a client's choice, without listing the directory.
   public func isTemplate(_ name: String) -> Bool {
-    guard (1...64).contains(name.count),
-      name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) })
-    else { return false }
+    guard Self.isPlainName(name) else { return false }
     let url = directory.appendingPathComponent("\(name).xml")
     return FileManager.default.fileExists(atPath: url.path) && !isFragment(url)
+  }
+
+  /// Whether `name` can name a template: 1 to 64 ASCII letters, digits, `-` and `_` — nothing
+  /// that can be a path or carry an extension.
+  public static func isPlainName(_ name: String) -> Bool {
+    (1...64).contains(name.count) && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }
   }
 
   /// Whether a file's root element is `<fragment>` (something to include, not a receipt).

@@ -118,6 +118,20 @@ import Testing
     #expect(hub.subscribe(lastEventID: "t-3").missed?.count == 0, "after it: nothing missed")
   }
 
+  @Test func heartbeatsAreCommentsNeverKeptForReplay() async {
+    let hub = EventHub(boot: "t")
+    let subscription = hub.subscribe(lastEventID: nil)
+    hub.heartbeat()
+    hub.publish(type: "job", data: "{}")
+    var frames: [String] = []
+    for await event in subscription.events {
+      frames.append(ReceiptServer.frame(event, hub: hub))
+      if frames.count == 2 { break }
+    }
+    #expect(frames == [": keep-alive\n\n", "id: t-1\nevent: job\ndata: {}\n\n"])
+    #expect(hub.subscribe(lastEventID: "t-0").missed?.map(\.number) == [1], "the ring holds events only")
+  }
+
   @Test func aSlowListenerIsDroppedNotAllowedToGrowWithoutBound() {
     let hub = EventHub(boot: "t")
     let subscription = hub.subscribe(lastEventID: nil)

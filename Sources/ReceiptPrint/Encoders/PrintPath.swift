@@ -52,8 +52,8 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
 
 extension PrintPath {
   /// The receipt with each drawer kick on a pin the printer has: `<drawer/>` without a pin kicks
-  /// the model's drawer (its first pin), a pin the model does not have is an error, and a model
-  /// without a drawer connector takes no kick. Without a model, pin 2 (the usual drawer).
+  /// the model's drawer (its first pin); a pin the model does not have, or any kick for a model
+  /// without a drawer connector, is an error. Without a model, pin 2 (the usual drawer).
   static func drawerPins(_ receipt: LaidOutReceipt, model: PrinterModel?) throws -> LaidOutReceipt {
     var receipt = receipt
     for index in receipt.pages.indices {

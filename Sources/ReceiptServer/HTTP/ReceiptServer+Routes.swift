@@ -220,12 +220,10 @@ extension ReceiptServer {
             try engine.templateDocument(
               template: preview.template, data: preview.data, templates: templates, options: preview.options)
           }
-        let rendered = try engine.render(bound.document, format: format)
-        let escpos =
-          countESCPOS
-          ? try engine.render(bound.document, format: .escpos, options: RenderOptions(model: preview.model)).parts[0]
-            .count : nil
-        return (rendered, escpos)
+        let results = try engine.render(
+          bound.document, formats: countESCPOS ? [format, .escpos] : [format],
+          options: RenderOptions(model: preview.model))
+        return (results[0], results.dropFirst().first?.parts[0].count)
       }
       metrics.observeRender(seconds: Date().timeIntervalSince(started))
       let types: [OutputFormat: String] = [.pdf: "application/pdf", .png: "image/png", .pwg: "image/pwg-raster"]

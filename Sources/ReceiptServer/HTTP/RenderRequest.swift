@@ -71,11 +71,11 @@ package struct RenderRequest {
   }
 }
 
-/// Names of templates the API reads and writes: plain names, nothing that can be a path.
+/// Names of templates the API reads and writes: the library's plain names, and none that
+/// starts with `-` (a file a shell would take for an option).
 enum TemplateName {
   static func isPlain(_ name: String) -> Bool {
-    (1...64).contains(name.count) && name.first != "-"
-      && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_".contains($0)) }
+    TemplateLibrary.isPlainName(name) && name.first != "-"
   }
 
   static func problem(_ name: String, field: String? = nil) -> Problem {

@@ -58,7 +58,7 @@ async function api(path, options = {}) {
   }
 }
 
-async function problemText(response) {
+async function problemOf(response) {
   try {
     const problem = await response.json();
     return problem;
@@ -194,7 +194,7 @@ async function renderPreview() {
   }
   if (sequence !== designer.sequence) return;
   if (!response.ok) {
-    showErrors([await problemText(response)]);
+    showErrors([await problemOf(response)]);
     $('preview-state').textContent = 'not rendered: see the error';
     return;
   }
@@ -239,7 +239,7 @@ async function downloadPDF() {
   const response = await api('/v1/render?format=pdf', {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
   });
-  if (!response.ok) return showErrors([await problemText(response)]);
+  if (!response.ok) return showErrors([await problemOf(response)]);
   const link = document.createElement('a');
   link.href = URL.createObjectURL(await response.blob());
   link.download = `${body.template}.pdf`;
@@ -260,7 +260,7 @@ async function saveTemplate() {
     method: 'PUT', headers: { 'Content-Type': 'application/xml; charset=utf-8' }, body: $('source').value,
   });
   if (!response.ok) {
-    const problem = await problemText(response);
+    const problem = await problemOf(response);
     status.textContent = 'Not saved: ' + problem.detail;
     if (problem.location) showErrors([problem]);
     return;
@@ -384,7 +384,7 @@ async function jobAction(job, method, verb) {
   if (response.ok) {
     upsertJob(await response.json());
   } else {
-    const problem = await problemText(response);
+    const problem = await problemOf(response);
     alert(problem.detail);
   }
 }
