@@ -61,7 +61,10 @@ let package = Package(
     .target(
       name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptLayout", "ReceiptRender", "CCups"],
       resources: [
-        .embedInCode("Models/epson-tm-t88v.json"), .embedInCode("Models/generic-80mm.json"),
+        .embedInCode("Models/epson-tm-t88v.json"), .embedInCode("Models/epson-tm-t88vi.json"),
+        .embedInCode("Models/epson-tm-t20iii.json"), .embedInCode("Models/epson-tm-m30iii.json"),
+        .embedInCode("Models/star-tsp143iv.json"), .embedInCode("Models/star-mcprint3.json"),
+        .embedInCode("Models/bixolon-srp-350iii.json"), .embedInCode("Models/generic-80mm.json"),
         .embedInCode("Models/generic-58mm.json"),
       ],
       swiftSettings: strictImports),

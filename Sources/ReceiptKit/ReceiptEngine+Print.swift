@@ -8,7 +8,8 @@ public struct PrintRequest: Sendable {
   /// default CUPS queue (see ``PrinterAddress/open(_:server:)``).
   public var printer: String?
   public var copies: Int
-  /// Follow the job until CUPS reports it completed (or stopped, canceled, aborted).
+  /// Follow the job until CUPS reports it completed (or stopped, canceled, aborted); for a raw
+  /// printer whose model confirms prints, until the printer says the receipt printed.
   public var wait: Bool
   /// The CUPS server ("host:port"); nil for the default (CUPS_SERVER, client.conf).
   public var server: String?
@@ -25,13 +26,17 @@ public struct PrintRequest: Sendable {
   public var archive: (@Sendable (_ pdf: Data) throws -> Void)?
   /// The printer's model: ESC/POS in its band height, drawer kicks on its pin.
   public var model: PrinterModel?
+  /// Ask a raw printer whose model confirms prints to confirm this receipt with this ID (four
+  /// printable ASCII characters); printing returns only once it has (see ``PrintJob/processID``).
+  public var processID: String?
 
   /// Creates a request.
   public init(
     printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil, options: [String: String] = [:],
     jobName: String? = nil, holdWhenStopped: Bool = false, archive: (@Sendable (_ pdf: Data) throws -> Void)? = nil,
-    model: PrinterModel? = nil
+    model: PrinterModel? = nil, processID: String? = nil
   ) {
+    self.processID = processID
     self.archive = archive
     self.model = model
     self.jobName = jobName
@@ -54,6 +59,8 @@ public struct PrintResult: Sendable {
   public var jobName: String
   /// The final job status when waited for.
   public var status: JobStatus?
+  /// A raw printer confirmed the receipt printed (`GS ( H`).
+  public var confirmed = false
   public var pages: [PageMeasurement]
   /// What layout had to substitute (e.g. a font that is not installed).
   public var warnings: [String] = []
@@ -96,7 +103,8 @@ extension ReceiptEngine {
     let receiptID = String(UUID().uuidString.prefix(8)).lowercased()
     let job = PrintJob(
       name: request.jobName ?? "receipt-\(receiptID) \(document.title)", copies: request.copies,
-      options: request.options, holdWhenStopped: request.holdWhenStopped, model: request.model)
+      options: request.options, holdWhenStopped: request.holdWhenStopped, model: request.model,
+      processID: request.processID ?? (request.wait ? Self.processID() : nil))
     return try ReceiptError.wrapping {
       let printer = try PrinterAddress.open(request.printer, server: request.server)
       let capabilities = printer.capabilities
@@ -109,6 +117,7 @@ extension ReceiptEngine {
       let id = try printer.submit(laidOut, job: job)
       var result = PrintResult(
         jobID: id, printer: printer.name, path: capabilities.format, jobName: job.name, status: nil,
+        confirmed: job.processID != nil && job.model?.confirmsPrints == true,
         pages: laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) },
         warnings: laidOut.warnings)
       if request.wait, let id {
@@ -121,5 +130,14 @@ extension ReceiptEngine {
       }
       return result
     }
+  }
+}
+
+extension ReceiptEngine {
+  /// A process ID for one print attempt: four characters from 0-9 and A-Z (a late answer to an
+  /// earlier attempt is not taken for this one's).
+  public static func processID() -> String {
+    let characters = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    return String((0..<4).map { _ in characters.randomElement()! })
   }
 }

@@ -67,7 +67,7 @@ extension ReceiptError {
   init(_ error: PrintError) {
     let stage: Stage =
       switch error {
-      case .jobFailed: .job
+      case .jobFailed, .interrupted, .notConfirmed: .job
       case .encoding: .render
       case .output: .output
       case .badAddress, .badModel: .data

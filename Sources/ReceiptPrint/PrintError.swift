@@ -26,6 +26,12 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
   case badAddress(String)
   /// A printer model that is unknown or whose file is not a valid model.
   case badModel(String)
+  /// The printer stopped mid-receipt (paper out, cover open, an error) before confirming it:
+  /// what had not printed was cleared; the receipt must print again once the printer is ready.
+  case interrupted(String)
+  /// The receipt was sent but the printer did not confirm it printed (no answer in time, or the
+  /// connection was lost): whether it printed is unknown.
+  case notConfirmed(String)
 
   public var description: String {
     switch self {
@@ -44,7 +50,8 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
       return "printer '\(name)' cannot print this receipt: \(reason)"
     case .jobFailed(let id, let state, let reason):
       return "job \(id) \(state): \(reason)"
-    case .socket(let message), .encoding(let message), .output(let message), .badModel(let message):
+    case .socket(let message), .encoding(let message), .output(let message), .badModel(let message),
+      .interrupted(let message), .notConfirmed(let message):
       return message
     case .badAddress(let address):
       return

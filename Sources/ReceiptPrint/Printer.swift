@@ -1,3 +1,4 @@
+import Foundation
 public import ReceiptLayout
 import ReceiptModel
 
@@ -27,6 +28,18 @@ extension Printer {
   /// Printers without job ids have nothing to follow.
   public func follow(job id: Int, timeout: Duration) throws -> JobStatus {
     JobStatus(id: id, state: .completed)
+  }
+}
+
+extension PrintJob {
+  /// Whether this job is sent as a ``ConfirmedPrint``.
+  var confirmed: Bool { processID != nil && model?.confirmsPrints == true }
+
+  /// How long a printer may take to print a receipt after its last byte: its length at the
+  /// model's speed (100 mm/s when unknown), three times over, plus 30 s.
+  func printingTime(_ receipt: LaidOutReceipt) -> TimeInterval {
+    let millimetres = receipt.pages.reduce(0) { $0 + $1.cutLength * 25.4 / 72 } * Double(copies)
+    return 30 + 3 * millimetres / Double(max(50, model?.speed ?? 100))
   }
 }
 
@@ -92,13 +105,18 @@ public struct PrintJob: Sendable {
   public var holdWhenStopped: Bool
   /// The printer's model, when known: raw ESC/POS in its bands, drawer kicks on its pin.
   public var model: PrinterModel?
+  /// Ask a raw printer whose model confirms prints (`process-id`) to confirm this receipt with
+  /// this ID (four printable ASCII characters): `submit` returns only once the printer says it
+  /// printed. Nil, or a model that cannot: the bytes are sent and that is all.
+  public var processID: String?
 
   /// Creates a job.
   public init(
     name: String, copies: Int = 1, options: [String: String] = [:], holdWhenStopped: Bool = false,
-    model: PrinterModel? = nil
+    model: PrinterModel? = nil, processID: String? = nil
   ) {
     self.model = model
+    self.processID = processID
     self.name = name
     self.copies = copies
     self.options = options

@@ -71,7 +71,9 @@ struct Print: ParsableCommand {
       if let id = result.jobID {
         try Console.out("\(result.printer)-\(id) (\(result.path.rawValue), \(length))\(wait ? " completed" : "")")
       } else {
-        try Console.out("sent to \(result.printer) (\(result.path.rawValue), \(length))")
+        try Console.out(
+          "\(result.confirmed ? "printed on" : "sent to") \(result.printer) (\(result.path.rawValue), \(length))"
+            + (result.confirmed ? ", confirmed by the printer" : ""))
       }
     }
   }

@@ -15,9 +15,11 @@ import Testing
     #expect(
       DiscoveredDevice.guessModel(deviceID: "MANUFACTURER:EPSON;COMMAND SET:ESC/POS;MODEL:TM-T88V;", among: models)
         == "epson-tm-t88v")
+    #expect(DiscoveredDevice.guessModel(deviceID: "MFG:EPSON;MDL:TM-T88VI;", among: models) == "epson-tm-t88vi")
+    #expect(DiscoveredDevice.guessModel(deviceID: "MFG:Star;MDL:TSP143IV;", among: models) == "star-tsp143iv")
     // A different model whose name starts the same is not taken for it.
-    #expect(DiscoveredDevice.guessModel(deviceID: "MFG:EPSON;MDL:TM-T88VI;", among: models) == nil)
-    #expect(DiscoveredDevice.guessModel(deviceID: "MFG:Star;MDL:TSP143IV;", among: models) == nil)
+    #expect(DiscoveredDevice.guessModel(deviceID: "MFG:EPSON;MDL:TM-T88VII;", among: models) == nil)
+    #expect(DiscoveredDevice.guessModel(deviceID: "MFG:Star;MDL:TSP143IIIU;", among: models) == nil)
     #expect(DiscoveredDevice.guessModel(deviceID: "", among: models) == nil)
   }
 

@@ -3,8 +3,8 @@ import ReceiptKit
 import ReceiptTestSupport
 import Testing
 
-/// The shipped receipt and kitchen templates mark reprints ("COPY n") and tickets printed on a
-/// fallback ("FOR KITCHEN") in every shipped locale, with no missing string; an original carries
+/// The shipped receipt and kitchen templates mark reprints ("COPY n"), prints again after an
+/// interrupted or unconfirmed one ("REPRINT") and tickets printed on a fallback ("FOR KITCHEN") in every shipped locale, with no missing string; an original carries
 /// neither mark. Checked with pdftotext.
 @Suite struct TicketMarkTests {
   let engine = try! ReceiptEngine()
@@ -21,11 +21,13 @@ import Testing
   }
 
   @Test(arguments: [
-    ("en_US", "COPY", "FOR"), ("de_DE", "KOPIE", "FÜR"), ("fr_FR", "COPIE", "POUR"), ("ja_JP", "再発行", "転送先"),
-    ("ar_EG", "نسخة", "نيابة"),
+    ("en_US", "COPY", "FOR", "REPRINT"), ("de_DE", "KOPIE", "FÜR", "NACHDRUCK"),
+    ("fr_FR", "COPIE", "POUR", "RÉIMPRESSION"),
+    ("ja_JP", "再発行", "転送先", "再印刷"), ("ar_EG", "نسخة", "نيابة", "طباعة"),
   ])
-  func marksAreLocalized(locale: String, copy: String, forWord: String) throws {
-    let marked = TemplateOptions.ticketVariables(route: "kitchen", label: "KITCHEN", fallbackFor: "KITCHEN", reprint: 2)
+  func marksAreLocalized(locale: String, copy: String, forWord: String, reprinted: String) throws {
+    let marked = TemplateOptions.ticketVariables(
+      route: "kitchen", label: "KITCHEN", fallbackFor: "KITCHEN", reprint: 2, interrupted: 1)
     for template in ["receipt", "kitchen"] {
       let (text, warnings) = try self.text(template: template, locale: locale, variables: marked)
       #expect(warnings.isEmpty, "\(template) \(locale): \(warnings)")
@@ -34,8 +36,11 @@ import Testing
       let letters = text.filter { $0 != " " }
       #expect(letters.contains(copy), "\(template) \(locale): \(text.prefix(300))")
       #expect(text.contains(forWord) && text.contains("KITCHEN"), "\(template) \(locale)")
+      #expect(letters.contains(reprinted), "\(template) \(locale): an interrupted print is marked")
       let (original, _) = try self.text(template: template, locale: locale, variables: [:])
-      #expect(!original.contains(copy) && !original.contains(forWord), "\(template) \(locale): an original is unmarked")
+      #expect(
+        !original.contains(copy) && !original.contains(forWord) && !original.filter({ $0 != " " }).contains(reprinted),
+        "\(template) \(locale): an original is unmarked")
     }
   }
 }

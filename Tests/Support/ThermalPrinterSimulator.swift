@@ -4,25 +4,41 @@ import Foundation
   import Glibc
 #endif
 
-/// A stand-in for an ESC/POS thermal printer on TCP (hardware that cannot exist here): it
-/// parses the command stream as a printer does — raster payloads are skipped by their length, so
-/// image bytes are never taken for commands — answers `DLE EOT n` at once with the status bytes
-/// of Epson's layout (written here from the specification, independently of the code under
-/// test), and can be told to run out of paper, open its cover or have a cutter error.
+/// A stand-in for a thermal receipt printer (hardware that cannot exist here), written from the
+/// vendors' specifications independently of the code under test. It listens on TCP (port 9100
+/// style) or on a pty pair (a serial line, read at the configured baud rate; the pty's path also
+/// stands in for a USB printer device), and behaves as a printer does:
+/// - the receive side parses the stream command by command — raster payloads are skipped by
+///   their length, so image bytes are never taken for commands — and answers the real-time
+///   commands at once, even while printing is stopped: `DLE EOT n` (Epson's status byte layout)
+///   and `DLE DC4` fn 8 (clear buffers, answered `37h 25h 00h`);
+/// - the print engine works through the buffered commands in order, unless the paper is out or
+///   the cover open: it prints ESC/POS `GS v 0` bands, `ESC J` feeds and `GS V` cuts, and Star
+///   raster (`ESC * r A`, `b n1 n2`, `ESC * r Y n NUL`, `ESC FF NUL`, `ESC * r B`) into page
+///   images ``pages``; answers `GS ( H` fn 48 with the process ID (`37h 22h d1…d4 00h`) when
+///   everything before it has printed; sends automatic status back (`GS a`) on every change;
+/// - it can be told to run out of paper after some rows, open its cover, drop the connection
+///   after some bytes, or print slowly.
 public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behind `lock`
+  /// The TCP port (0 on a pty).
   public let port: UInt16
-  private let fd: Int32
-  private let lock = NSLock()
-  private var _paperEnd = false
-  private var _paperNearEnd = false
-  private var _coverOpen = false
-  private var _cutterError = false
-  private var printed: [Data] = []
-  private var statusRequests = 0
+  /// The pty's device path (`/dev/pts/N`): a `serial:` or `usb:` printer address (nil on TCP).
+  public let devicePath: String?
+  /// The dots the head prints across (rows of ``pages`` are this wide).
+  public let headDots: Int
+  let lock = NSCondition()
+  private let listener: Int32
+  /// The pty's other end, kept open so the line keeps its raw settings between jobs.
+  private let ptySlave: Int32
+  let baud: Int?
+  var state = SimulatedPrinterState()
 
-  public init() throws {
-    (fd, port) = try Loopback.listen()
-    let fd = self.fd
+  /// A printer on TCP loopback.
+  public init(headDots: Int = 576) throws {
+    self.headDots = headDots
+    (listener, port) = try Loopback.listen()
+    (devicePath, ptySlave, baud) = (nil, -1, nil)
+    let fd = listener
     // Holds the simulator only while serving a connection: when the test drops it, `deinit`
     // shuts the socket down, `accept` fails and the thread ends. The thread, not `deinit`,
     // closes the socket: closed under a thread about to call `accept` again, its number could
@@ -36,102 +52,178 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
           close(client)
           return
         }
-        self.serve(client)
+        Thread { self.receive(from: client, closeWhenDone: true) }.start()
       }
     }.start()
+    startEngine()
+  }
+
+  /// A printer on a serial line: a pty pair whose printer side reads at most `baud` / 10 bytes
+  /// a second (8N1), as the wire would carry them.
+  public init(serialBaud baud: Int, headDots: Int = 576) throws {
+    self.headDots = headDots
+    // /dev/ptmx by hand (Swift's Glibc module does not show posix_openpt): unlock the pair
+    // (TIOCSPTLCK) and ask its number (TIOCGPTN).
+    let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+    var unlock: Int32 = 0
+    var number: UInt32 = 0
+    guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+      throw RigError("cannot open a pty pair")
+    }
+    let path = "/dev/pts/\(number)"
+    let slave = open(path, O_RDWR | O_NOCTTY)
+    var t = termios()
+    tcgetattr(slave, &t)
+    cfmakeraw(&t)
+    tcsetattr(slave, TCSANOW, &t)
+    (listener, port, devicePath, ptySlave, self.baud) = (master, 0, path, slave, baud)
+    Thread { [weak self] in self?.receive(from: master, closeWhenDone: false) }.start()
+    startEngine()
   }
 
   deinit {
-    shutdown(fd, Int32(SHUT_RDWR))
+    if devicePath == nil { shutdown(listener, Int32(SHUT_RDWR)) } else { close(ptySlave) }
+    lock.lock()
+    state.closed = true
+    lock.broadcast()
+    lock.unlock()
   }
 
+  /// Sets the sensors. Paper back in or the cover closed lets the engine go on with what it
+  /// holds; every change is sent as automatic status where it is enabled.
   public func set(paperEnd: Bool? = nil, paperNearEnd: Bool? = nil, coverOpen: Bool? = nil, cutterError: Bool? = nil) {
     lock.lock()
-    defer { lock.unlock() }
-    if let paperEnd { _paperEnd = paperEnd }
-    if let paperNearEnd { _paperNearEnd = paperNearEnd }
-    if let coverOpen { _coverOpen = coverOpen }
-    if let cutterError { _cutterError = cutterError }
+    if let paperEnd {
+      state.paperEnd = paperEnd
+      if !paperEnd { state.rowsUntilPaperOut = nil }
+    }
+    if let paperNearEnd { state.paperNearEnd = paperNearEnd }
+    if let coverOpen { state.coverOpen = coverOpen }
+    if let cutterError { state.cutterError = cutterError }
+    statusChanged()
+    lock.broadcast()
+    lock.unlock()
   }
 
-  /// Print data received, one entry per connection that sent any (status requests excluded).
-  public var jobs: [Data] {
+  /// The paper runs out after `rows` more dot rows have printed (mid-receipt).
+  public func runOutOfPaper(afterRows rows: Int) {
     lock.lock()
-    defer { lock.unlock() }
-    return printed
+    state.rowsUntilPaperOut = rows
+    lock.unlock()
   }
 
-  public var statusRequestCount: Int {
+  /// The printer drops the TCP connection that carries the `bytes`-th byte from now (what it had
+  /// received by then still prints).
+  public func disconnect(afterBytes bytes: Int) {
     lock.lock()
-    defer { lock.unlock() }
-    return statusRequests
+    state.disconnectAfter = bytes
+    lock.unlock()
   }
+
+  /// Prints at most this many dot rows a second (nil: at once).
+  public func printSlowly(rowsPerSecond: Double?) {
+    lock.lock()
+    state.rowsPerSecond = rowsPerSecond
+    lock.unlock()
+  }
+
+  /// Print data received, one entry per connection that sent any (real-time requests excluded).
+  public var jobs: [Data] { locked { $0.printedJobs } }
+  /// The pages printed so far (a page ends at a cut).
+  public var pages: [SimulatedPage] { locked { $0.pages } }
+  /// The process IDs the printer answered, in order.
+  public var confirmedProcessIDs: [String] { locked { $0.answeredProcessIDs } }
+  /// Bytes received, real-time requests included (all connections, or the serial line).
+  public var bytesReceived: Int { locked { $0.bytesReceived } }
+  /// `DLE EOT` requests answered.
+  public var statusRequestCount: Int { locked { $0.statusRequests } }
+  /// Buffer clears (`DLE DC4` fn 8) executed.
+  public var bufferClears: Int { locked { $0.bufferClears } }
+  /// Commands received but not printed yet (the engine is stopped or busy).
+  public var pendingCommands: Int { locked { $0.queue.count } }
 
   /// The answer to `DLE EOT n`: bits 1 and 4 set, 0 and 7 clear; the rest per n (Epson).
-  public func statusByte(_ n: UInt8) -> UInt8 {
+  public func statusByte(_ n: UInt8) -> UInt8 { locked { $0.statusByte(n) } }
+
+  func locked<T>(_ body: (inout SimulatedPrinterState) -> T) -> T {
     lock.lock()
     defer { lock.unlock() }
-    var b: UInt8 = 0b0001_0010
-    let error = _cutterError
-    switch n {
-    case 1: if _paperEnd || _coverOpen || error { b |= 1 << 3 }  // offline
-    case 2:
-      if _coverOpen { b |= 1 << 2 }
-      if _paperEnd { b |= 1 << 5 }  // printing stopped by paper end
-      if error { b |= 1 << 6 }
-    case 3: if _cutterError { b |= 1 << 3 }
-    default:  // 4: roll paper sensor; near end bits 2-3, end bits 5-6
-      if _paperNearEnd || _paperEnd { b |= 0b0000_1100 }
-      if _paperEnd { b |= 0b0110_0000 }
-    }
-    return b
+    return body(&state)
   }
 
-  private func serve(_ client: Int32) {
-    var buffer = [UInt8](repeating: 0, count: 65536)
-    var pending: [UInt8] = []
-    var job = Data()
-    var skip = 0  // raster payload bytes still to come
-    while true {
-      let n = recv(client, &buffer, buffer.count, 0)
-      if n <= 0 { break }
-      pending += buffer[0..<n]
-      var i = 0
-      while i < pending.count {
-        if skip > 0 {
-          let take = min(skip, pending.count - i)
-          job.append(contentsOf: pending[i..<(i + take)])
-          skip -= take
-          i += take
-          continue
-        }
-        let rest = pending.count - i
-        if pending[i] == 0x10, rest >= 3, pending[i + 1] == 0x04 {  // DLE EOT n
-          lock.lock()
-          statusRequests += 1  // counted before answering: whoever reads the answer sees the count
-          lock.unlock()
-          var reply = statusByte(pending[i + 2])
-          _ = send(client, &reply, 1, Int32(MSG_NOSIGNAL))
-          i += 3
-        } else if pending[i] == 0x1D, rest >= 2, pending[i + 1] == 0x76 {  // GS v 0 m xL xH yL yH
-          guard rest >= 8 else { break }
-          job.append(contentsOf: pending[i..<(i + 8)])
-          skip = (Int(pending[i + 4]) | Int(pending[i + 5]) << 8) * (Int(pending[i + 6]) | Int(pending[i + 7]) << 8)
-          i += 8
-        } else if pending[i] == 0x10 || pending[i] == 0x1D, rest < 3 {
-          break  // wait for the rest of the command
-        } else {
-          job.append(pending[i])
-          i += 1
-        }
-      }
-      pending.removeFirst(i)
-    }
-    close(client)
-    if !job.isEmpty {
-      lock.lock()
-      printed.append(job)
-      lock.unlock()
+  /// Sends bytes to the host (under `lock`; a host that went away gets nothing).
+  func reply(_ bytes: [UInt8], to fd: Int32) {
+    guard fd >= 0, !bytes.isEmpty else { return }
+    var bytes = bytes
+    if devicePath == nil {
+      _ = send(fd, &bytes, bytes.count, Int32(MSG_NOSIGNAL))
+    } else {
+      _ = write(fd, &bytes, bytes.count)
     }
   }
+
+  /// Reads one connection (or the pty) until it ends, parsing as it goes.
+  private func receive(from fd: Int32, closeWhenDone: Bool) {
+    var parser = SimulatedCommandParser()
+    var job = Data()
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    let chunk = baud.map { max(1, $0 / 10 / 20) } ?? buffer.count  // bytes per 50 ms on a serial line
+    while !locked({ $0.closed }) {
+      var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&pfd, 1, 200) >= 0 else { break }
+      if pfd.revents == 0 { continue }
+      var n = read(fd, &buffer, chunk)
+      if n < 0, errno == EIO, !closeWhenDone {  // a pty with no one on the line
+        usleep(20_000)
+        continue
+      }
+      guard n > 0 else { break }
+      var drop = false
+      if closeWhenDone {
+        locked { s in
+          guard let left = s.disconnectAfter else { return }
+          drop = n >= left
+          n = min(n, left)
+          s.disconnectAfter = drop ? nil : left - n
+        }
+      }
+      let commands = parser.parse(buffer[0..<n])
+      lock.lock()
+      state.bytesReceived += n
+      for command in commands {
+        switch command.kind {
+        case .realtimeStatus(let request):
+          state.statusRequests += 1
+          reply([state.statusByte(request)], to: fd)
+        case .clearBuffers:
+          state.queue.removeAll()
+          state.bufferClears += 1
+          reply([0x37, 0x25, 0x00], to: fd)
+        default:
+          state.queue.append((command, fd))
+          job += command.bytes
+        }
+      }
+      lock.broadcast()
+      lock.unlock()
+      if baud != nil { usleep(50_000) }
+      if drop { break }
+    }
+    lock.lock()
+    if !job.isEmpty { state.printedJobs.append(job) }
+    for i in state.queue.indices where state.queue[i].fd == fd { state.queue[i].fd = -1 }  // it still prints
+    if state.asbTarget == fd { state.asbTarget = -1 }
+    lock.unlock()
+    if closeWhenDone { close(fd) }
+  }
+}
+
+/// A printed page: `rows` of `width` dots, true = black.
+public struct SimulatedPage: Equatable, Sendable {
+  public var width: Int
+  public var rows: [[Bool]]
+  /// The cut that ended it (`partial`, `full`), nil for a page still on the printer.
+  public var cut: String?
+  /// Drawer kicks while printing it (pin 2 or 5).
+  public var drawerKicks: [Int]
 }

@@ -114,16 +114,18 @@ extension ReceiptEngine {
 extension TemplateOptions {
   /// The variables the shipped templates read on a ticket: `$reprint` (a reprint's number, from
   /// 1) and `$ticket` with `route`, `label`, and `fallbackFor` (the label of the printer the
-  /// ticket was meant for, set when it prints on a fallback).
-  public static func ticketVariables(route: String?, label: String?, fallbackFor: String?, reprint: Int)
-    -> [String: JSONValue]
-  {
+  /// ticket was meant for, set when it prints on a fallback) and `interrupted` (how many earlier
+  /// prints of it were interrupted or never confirmed by the printer).
+  public static func ticketVariables(
+    route: String?, label: String?, fallbackFor: String?, reprint: Int, interrupted: Int = 0
+  ) -> [String: JSONValue] {
     var variables: [String: JSONValue] = [:]
     if reprint > 0 { variables["reprint"] = .number(JSONNumber(reprint)) }
     var ticket: [String: JSONValue] = [:]
     if let route { ticket["route"] = .string(route) }
     if let label { ticket["label"] = .string(label) }
     if let fallbackFor { ticket["fallbackFor"] = .string(fallbackFor) }
+    if interrupted > 0 { ticket["interrupted"] = .number(JSONNumber(interrupted)) }
     if !ticket.isEmpty { variables["ticket"] = .object(ticket) }
     return variables
   }

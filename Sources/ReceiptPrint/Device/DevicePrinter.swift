@@ -93,9 +93,22 @@ public struct DevicePrinter: Printer {
     return ESCPOSStatus.read(from: fd, timeout: timeout)
   }
 
-  /// Encodes the receipt as ESC/POS (all copies) and writes it; nil: no job ids.
+  /// Encodes the receipt (all copies: ESC/POS, or Star raster for a Star model) and writes it;
+  /// with a process ID and a model that confirms prints, returns only once the printer says the
+  /// receipt printed (``ConfirmedPrint``, over the same device). Nil: no job ids.
   public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
-    try send(try capabilities.format.encode(receipt, copies: job.copies, model: job.model))
+    let data = try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
+    guard job.confirmed, let model = job.model, let id = job.processID else {
+      try send(data)
+      return nil
+    }
+    let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
+    guard fd >= 0 else { throw PrintError.output("cannot open printer \(path): \(String(cString: strerror(errno)))") }
+    let channel = RawChannel(fd: fd, name: name)
+    if kind == .serial { try configureSerial(fd) }
+    let lineTime = kind == .serial ? Double(data.count * 10) / Double(baud) : 0
+    try ConfirmedPrint(channel: channel, model: model, processID: id, timeout: job.printingTime(receipt) + lineTime)
+      .run(data, sendTimeout: 30 + lineTime)
     return nil
   }
 

@@ -11,7 +11,8 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
   case pwgRaster = "pwg-raster"
   /// A PPD raster driver (Epson, Star): CUPS raster.
   case cupsRaster = "cups-raster"
-  /// A raw ESC/POS printer (a raw CUPS queue, a socket).
+  /// A raw thermal printer (a raw CUPS queue, a socket, a device): ESC/POS, or Star raster
+  /// when the printer model's command set is `star`.
   case escpos
   /// A PDF per receipt (directory printers, previews).
   case pdf
@@ -43,14 +44,33 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
       let allPages = Array(repeating: pages, count: copies).flatMap { $0 }
       return try PWGRasterWriter(mode: self == .pwgRaster ? .pwg : .cups).encode(allPages, setup: receipt.pageSetup)
     case .escpos:
-      let pages = try RasterRenderer().render(receipt)
-      return ESCPOSEncoder(bandHeight: model?.bandHeight ?? 256).encode(
-        Array(repeating: pages, count: copies).flatMap { $0 }, receipt: try Self.drawerPins(all, model: model))
+      let pages = Array(repeating: try RasterRenderer().render(receipt), count: copies).flatMap { $0 }
+      var all = try Self.drawerPins(all, model: model)
+      if model?.cutter == "none" {
+        for i in all.pages.indices { all.pages[i].cut = nil }
+      } else if model?.cutter == "full" {
+        for i in all.pages.indices where all.pages[i].cut != nil { all.pages[i].cut = .full }
+      }
+      if model?.commandSet == "star" {
+        return StarRasterEncoder(cutter: model?.cutter ?? "partial").encode(pages, receipt: all)
+      }
+      return ESCPOSEncoder(bandHeight: model?.bandHeight ?? 256, finalCut: Self.finalCut(model))
+        .encode(pages, receipt: all)
     }
   }
 }
 
 extension PrintPath {
+  /// The cut after the last page: partial, full on a model that only cuts fully, none without a
+  /// cutter.
+  static func finalCut(_ model: PrinterModel?) -> CutKind? {
+    switch model?.cutter {
+    case "none": nil
+    case "full": .full
+    default: .partial
+    }
+  }
+
   /// The receipt with each drawer kick on a pin the printer has: `<drawer/>` without a pin kicks
   /// the model's drawer (its first pin); a pin the model does not have, or any kick for a model
   /// without a drawer connector, is an error. Without a model, pin 2 (the usual drawer).

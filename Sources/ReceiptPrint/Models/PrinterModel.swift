@@ -14,19 +14,58 @@ public struct PrinterModel: Codable, Hashable, Sendable {
   public var dpi: Int
   /// Printable dots per paper width (`{"80mm": 512, "58mm": 420}`).
   public var paper: [String: Int]
-  /// `escpos` (the only command set encoded so far).
+  /// The command set: `escpos` (Epson and compatibles) or `star` (Star Graphic mode raster).
   public var commandSet: String
-  /// The raster command: `gs-v-0` (GS v 0).
+  /// The raster command: `gs-v-0` (ESC/POS `GS v 0`) or `star-raster` (Star `b n1 n2`).
   public var imageCommand: String
   /// Rows per raster command (the printer's band buffer).
   public var bandHeight: Int
   /// Drawer kick pins the model has; the first is the one `<drawer/>` kicks (none: no connector).
   public var drawerPins: [Int]
+  /// The cutter: `partial`, `full` (every cut is a full cut) or `none` (tear bar: no cut sent).
+  public var cutter: String
+  /// Paper between the print head and the cutter, in millimetres (the printer feeds it before
+  /// cutting: `GS V` function B, Star's EOT mode with cut feed).
+  public var cutterFeedMillimetres: Double?
+  /// What the printer reports: `realtime` (ESC/POS `DLE EOT`), `asb` (automatic status back,
+  /// `GS a`) and `process-id` (`GS ( H` fn 48: it says when a receipt has printed).
+  public var status: [String]
+  /// Print speed in millimetres per second (the maker's maximum), for time estimates.
+  public var speed: Int?
   /// Where each fact comes from.
   public var sources: [String]
 
   /// The head, for layout.
   public var printHead: PrintHead { PrintHead(resolution: Resolution(dpi: dpi), printableDots: paper) }
+
+  /// Whether the printer answers `GS ( H` fn 48 once a receipt has printed.
+  public var confirmsPrints: Bool { status.contains("process-id") }
+  /// Whether the printer sends ESC/POS automatic status back (`GS a`).
+  public var sendsAutomaticStatus: Bool { status.contains("asb") }
+
+  private enum CodingKeys: String, CodingKey {
+    case name, title, dpi, paper, commandSet, imageCommand, bandHeight, drawerPins, cutter, cutterFeedMillimetres
+    case status, speed, sources
+  }
+
+  /// Reads a model file; `cutter` (partial), `status` (realtime for ESC/POS, none for Star) and
+  /// `speed` may be left out.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    name = try c.decode(String.self, forKey: .name)
+    title = try c.decode(String.self, forKey: .title)
+    dpi = try c.decode(Int.self, forKey: .dpi)
+    paper = try c.decode([String: Int].self, forKey: .paper)
+    commandSet = try c.decode(String.self, forKey: .commandSet)
+    imageCommand = try c.decode(String.self, forKey: .imageCommand)
+    bandHeight = try c.decode(Int.self, forKey: .bandHeight)
+    drawerPins = try c.decode([Int].self, forKey: .drawerPins)
+    cutter = try c.decodeIfPresent(String.self, forKey: .cutter) ?? "partial"
+    cutterFeedMillimetres = try c.decodeIfPresent(Double.self, forKey: .cutterFeedMillimetres)
+    status = try c.decodeIfPresent([String].self, forKey: .status) ?? (commandSet == "escpos" ? ["realtime"] : [])
+    speed = try c.decodeIfPresent(Int.self, forKey: .speed)
+    sources = try c.decode([String].self, forKey: .sources)
+  }
 
   /// Checks the facts a model must have.
   func validated(source: String) throws -> PrinterModel {
@@ -38,19 +77,30 @@ public struct PrinterModel: Codable, Hashable, Sendable {
     guard !paper.isEmpty, paper.allSatisfy({ Paper(parsing: $0.key) != nil && (8...4096).contains($0.value) }) else {
       throw fail("paper maps paper widths such as \"80mm\" to printable dots (8…4096)")
     }
-    guard commandSet == "escpos", imageCommand == "gs-v-0" else {
-      throw fail("only commandSet \"escpos\" with imageCommand \"gs-v-0\" is encoded so far")
+    guard
+      (commandSet == "escpos" && imageCommand == "gs-v-0") || (commandSet == "star" && imageCommand == "star-raster")
+    else {
+      throw fail("commandSet and imageCommand are \"escpos\" with \"gs-v-0\", or \"star\" with \"star-raster\"")
     }
     guard (1...4096).contains(bandHeight) else { throw fail("bandHeight must be 1…4096 rows") }
     guard drawerPins.allSatisfy({ [2, 5].contains($0) }), Set(drawerPins).count == drawerPins.count else {
       throw fail("drawerPins lists the drawer connector's pins, 2 and/or 5 (first: the default), or none")
+    }
+    guard ["partial", "full", "none"].contains(cutter) else { throw fail("cutter is partial, full or none") }
+    guard status.allSatisfy(["realtime", "asb", "process-id"].contains) else {
+      throw fail("status lists what the printer reports: realtime, asb, process-id")
+    }
+    guard commandSet == "escpos" || status.isEmpty else {
+      throw fail("status requests are ESC/POS commands; a Star model lists none")
     }
     return self
   }
 
   /// The shipped models, by name.
   public static let shipped: [PrinterModel] = [
-    PackageResources.epson_tm_t88v_json, PackageResources.generic_80mm_json, PackageResources.generic_58mm_json,
+    PackageResources.epson_tm_t88v_json, PackageResources.epson_tm_t88vi_json, PackageResources.epson_tm_t20iii_json,
+    PackageResources.epson_tm_m30iii_json, PackageResources.star_tsp143iv_json, PackageResources.star_mcprint3_json,
+    PackageResources.bixolon_srp_350iii_json, PackageResources.generic_80mm_json, PackageResources.generic_58mm_json,
   ].map {  // the shipped files are checked like users' files (and by PrinterModelTests)
     try! JSONDecoder().decode(PrinterModel.self, from: Data($0)).validated(source: "shipped")
   }

@@ -7,7 +7,8 @@ public import ReceiptLayout
 
 /// A raw TCP printer (`socket://host:9100`, the JetDirect/AppSocket port of ESC/POS printers).
 /// Its state comes from ESC/POS real-time status (`DLE EOT 1…4`) where it answers; "done"
-/// means the bytes were delivered.
+/// means the printer confirmed the receipt printed (models with `process-id`, when the job asks)
+/// or else that the bytes were delivered.
 public struct SocketPrinter: Printer {
   public var host: String
   public var port: UInt16
@@ -45,9 +46,18 @@ public struct SocketPrinter: Printer {
     }
   }
 
-  /// Encodes the receipt as ESC/POS (all copies) and sends it; nil: no job ids.
+  /// Encodes the receipt (all copies: ESC/POS, or Star raster for a Star model) and sends it;
+  /// with a process ID and a model that confirms prints, returns only once the printer says the
+  /// receipt printed (``ConfirmedPrint``). Nil: no job ids.
   public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
-    try send(try capabilities.format.encode(receipt, copies: job.copies, model: job.model))
+    let data = try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
+    guard job.confirmed, let model = job.model, let id = job.processID else {
+      try send(data)
+      return nil
+    }
+    let channel = RawChannel(fd: try connected(timeout: 10), name: name)
+    try ConfirmedPrint(channel: channel, model: model, processID: id, timeout: job.printingTime(receipt))
+      .run(data, sendTimeout: 30)
     return nil
   }
 

@@ -29,8 +29,16 @@ struct JobResponse: Codable, Equatable {
   var reprint: Int?
   /// SHA-256 of the archived PDF (`GET /v1/jobs/{id}/document.pdf`).
   var documentSha256: String?
+  /// Raw printers: when the job was last sent, the process ID the printer confirms it with, and
+  /// how many earlier prints were interrupted or not confirmed (absent when none).
+  var sentAt: String?
+  var processId: String?
+  var interruptions: Int?
 
   init(_ job: Job) {
+    sentAt = job.sentAt?.formatted(.iso8601)
+    processId = job.processID
+    interruptions = job.interruptions > 0 ? job.interruptions : nil
     orderId = job.orderID
     route = job.route
     fallbackFor = job.fallbackFor

@@ -61,6 +61,14 @@ public struct Job: Codable, Sendable, Equatable {
   public var reprint: Int
   /// SHA-256 (hex) of the archived PDF of what was printed.
   public var documentSHA256: String?
+  /// When the job was last handed to a raw printer (socket, USB, serial), and the process ID the
+  /// printer was asked to confirm it with (models that confirm prints): set before the bytes go
+  /// out, so a restart knows the job may have printed.
+  public var sentAt: Date?
+  public var processID: String?
+  /// Earlier prints of this job that were interrupted (the printer stopped mid-receipt) or never
+  /// confirmed (a crash or a lost connection after sending): it prints again marked "REPRINT".
+  public var interruptions: Int
 }
 
 /// What a client submits.
@@ -111,6 +119,10 @@ public protocol JobStore: Sendable {
   /// Tells `listener` the jobs every committed change created or changed, as committed, in
   /// commit order (the event feed): nothing that changes a job escapes it.
   func observeChanges(_ listener: any JobChangeListener)
+  /// Records that a job is about to be handed to a raw printer, with the process ID it is to be
+  /// confirmed by (nil: the model cannot confirm). A job sent before and not completed since
+  /// counts one more interruption. Returns the job as stored.
+  func markSent(_ id: String, processID: String?, now: Date) throws -> Job
   /// Records that a job printed (with the hash of its archived document, if kept).
   func complete(_ id: String, cupsJobID: Int?, documentSHA256: String?, now: Date) throws
   /// Records a failure: `retryAt` requeues it, otherwise it ends in `state` (failed or dead).

@@ -76,6 +76,13 @@ public final class SQLiteJobStore: JobStore, Sendable {
         t.add(column: "documentSHA256", .text)
       }
     }
+    migrator.registerMigration("v5: confirmed prints") { db in
+      try db.alter(table: "job") { t in
+        t.add(column: "sentAt", .datetime)
+        t.add(column: "processID", .text)
+        t.add(column: "interruptions", .integer).notNull().defaults(to: 0)
+      }
+    }
     let pool = self.pool
     try health.guarded(write: true) { try migrator.migrate(pool) }
     committer = GroupCommitter(pool: pool, health: health)
@@ -148,7 +155,7 @@ public final class SQLiteJobStore: JobStore, Sendable {
       template: request.template, data: request.data, locale: request.locale, copies: request.copies,
       state: .queued, attempts: 0, crashes: 0, error: nil, cupsJobID: nil, printerState: nil, createdAt: now,
       updatedAt: now, notBefore: now, orderID: orderID, route: request.route, label: request.label,
-      fallback: request.fallback, reprintOf: request.reprintOf, reprint: request.reprint)
+      fallback: request.fallback, reprintOf: request.reprintOf, reprint: request.reprint, interruptions: 0)
     try job.insert(db)
     return (job, true)
   }
@@ -179,6 +186,17 @@ public final class SQLiteJobStore: JobStore, Sendable {
       try job.update(db)
       return job
     }
+  }
+
+  public func markSent(_ id: String, processID: String?, now: Date) throws -> Job {
+    let job = try update(id) { job in
+      if job.sentAt != nil { job.interruptions += 1 }
+      job.sentAt = now
+      job.processID = processID
+      job.updatedAt = now
+    }
+    guard let job else { throw StoreUnavailable(reason: "job \(id) is not in the store") }
+    return job
   }
 
   public func complete(_ id: String, cupsJobID: Int?, documentSHA256: String?, now: Date) throws {

@@ -263,7 +263,7 @@ final class PrintWorker: @unchecked Sendable {
     var options = TemplateOptions(locale: job.locale, printHead: printer.model?.printHead)
     options.variables = TemplateOptions.ticketVariables(
       route: job.route, label: job.label, fallbackFor: job.fallbackFor.map { job.label ?? $0.uppercased() },
-      reprint: job.reprint)
+      reprint: job.reprint, interrupted: job.interruptions)
     var document = try engine.templateDocument(
       template: job.template, data: job.data, templates: templates, options: options
     ).document
@@ -281,12 +281,21 @@ final class PrintWorker: @unchecked Sendable {
     case .directory(let url):
       // Printed before a crash: nothing to lay out again.
       if DirectoryPrinter(directory: url).hasPrinted(PrintJob(name: Self.fileName(job))) { return nil }
-      fallthrough
-    case .socket, .device:
       let request = PrintRequest(
         printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job), archive: archiver(job),
         model: printer.model)
       return try engine.print(document(job), request: request).jobID
+    case .socket, .device:
+      // Recorded before the first byte goes out: a job found sent and not completed (a crash, a
+      // lost connection, paper out mid-receipt) may have printed, so it prints again marked
+      // "REPRINT". Models that confirm prints are asked to, with an ID of this attempt.
+      let processID = printer.model?.confirmsPrints == true ? ReceiptEngine.processID() : nil
+      let sent = try store.markSent(job.id, processID: processID, now: Date())
+      let request = PrintRequest(
+        printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job), archive: archiver(job),
+        model: printer.model, processID: processID)
+      return try engine.print(document(sent), request: request).jobID
     }
   }
+
 }

@@ -1,0 +1,255 @@
+import Foundation
+
+/// One command as the simulated printer's receive side splits the stream, with its bytes.
+struct SimulatedCommand {
+  enum Kind {
+    case realtimeStatus(UInt8), clearBuffers, initialize
+    /// `GS v 0`: rows of `widthBytes` bytes each.
+    case band(widthBytes: Int, rows: Int, data: [UInt8])
+    /// Star `b n1 n2`: one row.
+    case starRow([UInt8])
+    case feed(Int), cut(String), drawer(Int), automaticStatus(UInt8), processID(String)
+    /// Star `ESC * r <letter> n NUL`.
+    case starSetting(Character, Int)
+    case other
+  }
+  var kind: Kind
+  var bytes: [UInt8]
+}
+
+/// Splits the byte stream into commands however it arrives (ESC/POS and Star raster).
+struct SimulatedCommandParser {
+  private var pending: [UInt8] = []
+  private var starRaster = false
+  private var star = false
+
+  mutating func parse(_ bytes: ArraySlice<UInt8>) -> [SimulatedCommand] {
+    pending += bytes
+    var commands: [SimulatedCommand] = []
+    var i = 0
+    while i < pending.count, let (kind, length) = command(at: i) {
+      commands.append(SimulatedCommand(kind: kind, bytes: Array(pending[i..<(i + length)])))
+      i += length
+    }
+    pending.removeFirst(i)
+    return commands
+  }
+
+  /// The command at `i` and its length; nil: it is not complete yet.
+  private mutating func command(at i: Int) -> (SimulatedCommand.Kind, Int)? {
+    let p = pending
+    let rest = p.count - i
+    func byte(_ k: Int) -> Int? { i + k < p.count ? Int(p[i + k]) : nil }
+    func untilNUL(from k: Int) -> (String, Int)? {
+      guard let nul = p[(i + k)...].firstIndex(of: 0) else { return nil }
+      return (String(decoding: p[(i + k)..<nul], as: UTF8.self), nul - i + 1)
+    }
+    switch p[i] {
+    case 0x10:  // DLE
+      guard let b1 = byte(1), let b2 = byte(2) else { return nil }
+      if b1 == 0x04 { return (.realtimeStatus(UInt8(b2)), 3) }
+      if b1 == 0x14, b2 == 8 { return rest >= 10 ? (.clearBuffers, 10) : nil }
+      if b1 == 0x14, b2 == 1 { return rest >= 5 ? (.drawer(p[i + 3] == 0 ? 2 : 5), 5) : nil }
+      return (.other, 1)
+    case 0x1B:  // ESC
+      guard let b1 = byte(1) else { return nil }
+      switch b1 {
+      case 0x40: return (.initialize, 2)
+      case 0x4A: return byte(2).map { (.feed($0), 3) }
+      case 0x70: return rest >= 5 ? (.drawer(p[i + 2] == 0 || p[i + 2] == 48 ? 2 : 5), 5) : nil
+      case 0x0C: return byte(2).map { _ in (.cut("star"), 3) }  // ESC FF NUL / ESC FF EOT
+      case 0x2A where byte(2) == 0x72:  // ESC * r
+        guard let letter = byte(3) else { return nil }
+        star = true
+        switch letter {
+        case 0x41:
+          starRaster = true
+          return (.starSetting("A", 0), 4)
+        case 0x42:
+          starRaster = false
+          return (.starSetting("B", 0), 4)
+        case 0x43: return (.starSetting("C", 0), 4)
+        default:
+          guard let (text, length) = untilNUL(from: 4) else { return nil }
+          let n = Int(text.filter(\.isNumber)) ?? 0
+          return letter == 0x59
+            ? (.feed(n), length) : (.starSetting(Character(UnicodeScalar(UInt8(letter))), n), length)
+        }
+      default: return (.other, 1)
+      }
+    case 0x1D:  // GS
+      guard let b1 = byte(1) else { return nil }
+      switch b1 {
+      case 0x76:  // GS v 0 m xL xH yL yH d…
+        guard rest >= 8 else { return nil }
+        let x = Int(p[i + 4]) | Int(p[i + 5]) << 8
+        let y = Int(p[i + 6]) | Int(p[i + 7]) << 8
+        guard rest >= 8 + x * y else { return nil }
+        return (.band(widthBytes: x, rows: y, data: Array(p[(i + 8)..<(i + 8 + x * y)])), 8 + x * y)
+      case 0x56:  // GS V m [n]
+        guard let m = byte(2) else { return nil }
+        if [65, 66].contains(m) { return byte(3).map { _ in (.cut(m == 65 ? "full" : "partial"), 4) } }
+        return (.cut([0, 48].contains(m) ? "full" : "partial"), 3)
+      case 0x61: return byte(2).map { (.automaticStatus(UInt8($0)), 3) }
+      case 0x28:  // GS ( X pL pH …
+        guard rest >= 5 else { return nil }
+        let length = 5 + Int(p[i + 3]) + Int(p[i + 4]) * 256
+        guard rest >= length else { return nil }
+        if p[i + 2] == 0x48, length == 11, p[i + 5] == 48, p[i + 6] == 48 {
+          return (.processID(String(decoding: p[(i + 7)..<(i + 11)], as: UTF8.self)), length)
+        }
+        return (.other, length)
+      default: return (.other, 1)
+      }
+    case 0x62 where starRaster:  // b n1 n2 d…
+      guard rest >= 3 else { return nil }
+      let k = Int(p[i + 1]) | Int(p[i + 2]) << 8
+      return rest >= 3 + k ? (.starRow(Array(p[(i + 3)..<(i + 3 + k)])), 3 + k) : nil
+    case 0x07 where star && !starRaster: return (.drawer(2), 1)
+    case 0x1A where star && !starRaster: return (.drawer(5), 1)
+    default: return (.other, 1)
+    }
+  }
+}
+
+extension SimulatedCommand {
+  /// Dot rows the command prints or feeds.
+  var rows: Int {
+    switch kind {
+    case .band(_, let rows, _): rows
+    case .starRow: 1
+    case .feed(let n): n
+    default: 0
+    }
+  }
+}
+
+/// What the simulated printer holds.
+struct SimulatedPrinterState {
+  var paperEnd = false, paperNearEnd = false, coverOpen = false, cutterError = false
+  var rowsUntilPaperOut: Int?
+  var disconnectAfter: Int?
+  var rowsPerSecond: Double?
+  var closed = false
+  /// Received commands not printed yet, with the connection each came on (-1: gone).
+  var queue: [(command: SimulatedCommand, fd: Int32)] = []
+  var printedJobs: [Data] = []
+  var finished: [SimulatedPage] = []
+  var current: SimulatedPage?
+  var answeredProcessIDs: [String] = []
+  var statusRequests = 0
+  var bytesReceived = 0
+  var bufferClears = 0
+  var asbTarget: Int32 = -1
+  var starFFMode = 13
+
+  var pages: [SimulatedPage] { finished + (current.map { [$0] } ?? []) }
+  var stopped: Bool { paperEnd || coverOpen || cutterError }
+
+  /// The answer to `DLE EOT n` (Epson): bits 1 and 4 set, 0 and 7 clear.
+  func statusByte(_ n: UInt8) -> UInt8 {
+    var b: UInt8 = 0b0001_0010
+    switch n {
+    case 1: if stopped { b |= 1 << 3 }  // offline
+    case 2:
+      if coverOpen { b |= 1 << 2 }
+      if paperEnd { b |= 1 << 5 }  // printing stopped by paper end
+      if cutterError { b |= 1 << 6 }
+    case 3: if cutterError { b |= 1 << 3 }
+    default:  // 4: roll paper sensor; near end bits 2-3, end bits 5-6
+      if paperNearEnd || paperEnd { b |= 0b0000_1100 }
+      if paperEnd { b |= 0b0110_0000 }
+    }
+    return b
+  }
+
+  /// The automatic status back packet (Epson `GS a`): 1st byte bit 4 fixed on, bit 3 offline,
+  /// bit 5 cover open; 2nd bit 3 autocutter error; 3rd bits 0–1 near end, 2–3 paper end.
+  var automaticStatusPacket: [UInt8] {
+    [
+      0x10 | (stopped ? 0x08 : 0) | (coverOpen ? 0x20 : 0), cutterError ? 0x08 : 0,
+      (paperNearEnd || paperEnd ? 0x03 : 0) | (paperEnd ? 0x0C : 0), 0,
+    ]
+  }
+}
+
+extension ThermalPrinterSimulator {
+  /// Sends automatic status where it is enabled (under `lock`).
+  func statusChanged() {
+    if state.asbTarget >= 0 { reply(state.automaticStatusPacket, to: state.asbTarget) }
+  }
+
+  /// The print engine: works through the queue in order while the printer can print.
+  func startEngine() {
+    Thread { [weak self] in
+      while let self {
+        self.lock.lock()
+        while !self.state.closed, self.state.queue.isEmpty || self.state.stopped { self.lock.wait() }
+        if self.state.closed {
+          self.lock.unlock()
+          return
+        }
+        let (command, fd) = self.state.queue[0]
+        if command.rows > 0, let left = self.state.rowsUntilPaperOut, left <= 0 {
+          self.state.paperEnd = true  // the roll ran out: what is left waits for new paper
+          self.state.rowsUntilPaperOut = nil
+          if var torn = self.state.current {  // the end of the old roll: a page of its own
+            torn.cut = "paper-out"
+            self.state.finished.append(torn)
+            self.state.current = nil
+          }
+          self.statusChanged()
+          self.lock.unlock()
+          continue
+        }
+        self.state.queue.removeFirst()
+        self.execute(command, from: fd)
+        let pace = self.state.rowsPerSecond.map { Double(command.rows) / $0 } ?? 0
+        self.lock.unlock()
+        if pace > 0 { Thread.sleep(forTimeInterval: pace) }
+      }
+    }.start()
+  }
+
+  /// Prints one command (under `lock`).
+  private func execute(_ command: SimulatedCommand, from fd: Int32) {
+    func newRows(_ rows: [[Bool]]) {
+      if state.current == nil { state.current = SimulatedPage(width: headDots, rows: [], cut: nil, drawerKicks: []) }
+      state.current!.rows += rows
+      if let left = state.rowsUntilPaperOut { state.rowsUntilPaperOut = left - rows.count }
+    }
+    func row(_ bytes: ArraySlice<UInt8>) -> [Bool] {
+      var dots = [Bool](repeating: false, count: headDots)
+      for (k, b) in bytes.enumerated() {
+        for bit in 0..<8 where k * 8 + bit < headDots { dots[k * 8 + bit] = b & (0x80 >> bit) != 0 }
+      }
+      return dots
+    }
+    switch command.kind {
+    case .band(let width, let rows, let data):
+      newRows((0..<rows).map { row(data[($0 * width)..<(($0 + 1) * width)]) })
+    case .starRow(let bytes):
+      newRows([row(bytes[...])])
+    case .feed(let n):
+      newRows(Array(repeating: [Bool](repeating: false, count: headDots), count: n))
+    case .cut(let kind):
+      var page = state.current ?? SimulatedPage(width: headDots, rows: [], cut: nil, drawerKicks: [])
+      page.cut = kind == "star" ? (state.starFFMode == 9 ? "full" : state.starFFMode == 13 ? "partial" : "none") : kind
+      state.finished.append(page)
+      state.current = nil
+    case .drawer(let pin):
+      if state.current == nil { state.current = SimulatedPage(width: headDots, rows: [], cut: nil, drawerKicks: []) }
+      state.current!.drawerKicks.append(pin)
+    case .automaticStatus(let n):
+      state.asbTarget = n == 0 ? -1 : fd
+      statusChanged()  // sent at once when enabled
+    case .processID(let id):
+      state.answeredProcessIDs.append(id)
+      reply([0x37, 0x22] + Array(id.utf8) + [0x00], to: fd)
+    case .starSetting(let letter, let n):
+      if letter == "F" { state.starFFMode = n }
+    case .realtimeStatus, .clearBuffers, .initialize, .other:
+      break
+    }
+  }
+}
