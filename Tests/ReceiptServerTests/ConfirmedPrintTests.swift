@@ -113,4 +113,19 @@ import Testing
     #expect(done.interruptions == 1 && done.processID != "0000")
     #expect(try Self.archivedText(fixture, done).contains("REPRINT"))
   }
+
+  @Test func aStarPrinterIsNeverSentESCPOSStatusRequests() throws {
+    // Star raster printers do not speak DLE EOT: asked, they would take it for data.
+    let simulator = try ThermalPrinterSimulator(headDots: 576)
+    let fixture = try Self.fixture(simulator, model: "star-tsp143iv")
+    let job = try #require(try Self.submit(fixture, count: 1).first)
+    try fixture.server.start()
+    defer { fixture.server.stop() }
+    #expect(try fixture.wait(seconds: 30) { try fixture.server.store.job(job.id)?.state == .completed })
+    let counter = try #require(try fixture.server.printerResponses().first { $0.name == "counter" })
+    #expect(counter.state == "unknown")
+    #expect(simulator.statusRequestCount == 0 && simulator.pages.first?.cut == "partial")
+    let done = try #require(try fixture.server.store.job(job.id))
+    #expect(done.processID == nil && done.sentAt != nil, "sent, not confirmed: the model cannot")
+  }
 }

@@ -250,7 +250,7 @@ extension ReceiptServer {
     let counts = try store.counts()
     return configuration.printers.map { printer in
       let states = counts[printer.name] ?? [:]
-      let (state, reasons) = printerState(printer.target)
+      let (state, reasons) = printerState(printer)
       return PrinterResponse(
         name: printer.name, target: printer.target.description, queued: states["queued"] ?? 0,
         printing: states["printing"] ?? 0, state: state, reasons: reasons)
@@ -260,7 +260,11 @@ extension ReceiptServer {
   /// What a printer is doing, as its ``Printer`` says: CUPS' queue state and reasons
   /// (`rejecting` when it takes no jobs), a directory's availability, `unknown` for a socket
   /// printer; `missing` or `unreachable` when it cannot be opened.
-  private func printerState(_ target: PrinterTarget) -> (String, [String]) {
+  private func printerState(_ printer: PrinterConfig) -> (String, [String]) {
+    let target = printer.target
+    guard printer.answersStatusRequests else {
+      return ("unknown", ["the printer model \(printer.model?.name ?? "") is not asked for ESC/POS status"])
+    }
     do {
       let status = try engine.openPrinter(target.address, server: target.server).status()
       let reasons = (status.reasons + [status.message]).filter { !$0.isEmpty }

@@ -17,7 +17,7 @@ extension PrintWorker {
     case .socket, .device: break
     default: return nil
     }
-    guard rawStatus.shouldAsk,
+    guard rawStatus.shouldAsk, printer.answersStatusRequests,
       (try? store.jobs(state: .queued, printer: printer.name, limit: 1, before: nil).isEmpty) == false,
       let status = try? engine.openPrinter(printer.target.address).status()
     else { return nil }
