@@ -79,7 +79,7 @@ import Testing
     let (document, expected) = try Self.shop(model)
     for confirm in [false, true] {
       let simulator = try ThermalPrinterSimulator(headDots: 512)
-      simulator.printSlowly(rowsPerSecond: Double(expected[0].height) / 1.5)  // 1.5 s a receipt
+      simulator.printSlowly(rowsPerSecond: Double(expected[0].height) / 3)  // 3 s a receipt
       let request = PrintRequest(
         printer: "socket://127.0.0.1:\(simulator.port)", model: model, processID: confirm ? "A7#z" : nil)
       _ = try ReceiptEngine().print(document, request: request)

@@ -36,7 +36,7 @@ import Testing
 
   @Test func aJobIsCompletedOnlyWhenThePrinterConfirmsIt() throws {
     let simulator = try ThermalPrinterSimulator(headDots: 512)
-    simulator.printSlowly(rowsPerSecond: 600)  // a receipt takes a few seconds
+    simulator.printSlowly(rowsPerSecond: 300)  // a receipt takes about five seconds
     let fixture = try Self.fixture(simulator)
     let job = try #require(try Self.submit(fixture, count: 1).first)
     try fixture.server.start()
@@ -63,9 +63,12 @@ import Testing
       try fixture.wait(seconds: 30) {
         try fixture.server.printerResponses().first { $0.name == "counter" }?.reasons.contains("media-empty") == true
       })
-    let first = try #require(try fixture.server.store.job(jobs[0].id))
+    // The worker sees it too (its own status watch, then the buffer clear): the job goes back.
     #expect(
-      first.state == .queued && first.error?.contains("out of paper") == true, "\(first.state) \(first.error ?? "")")
+      try fixture.wait(seconds: 30) {
+        let first = try fixture.server.store.job(jobs[0].id)
+        return first?.state == .queued && first?.error?.contains("out of paper") == true
+      })
     #expect(simulator.bufferClears == 1 && simulator.confirmedProcessIDs.isEmpty)
     Thread.sleep(forTimeInterval: 3)
     #expect(simulator.pages.count == 1 && simulator.pages[0].cut == "paper-out", "held: nothing more was printed")
