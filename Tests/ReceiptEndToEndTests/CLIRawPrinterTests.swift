@@ -9,12 +9,17 @@ import Testing
   var receipt: String { (try? Tool.shippedBinary()) ?? "receipt-release-binary-missing" }
   var order: String { Tool.packageRoot.appendingPathComponent("Templates/Examples/small.json").path }
 
+  /// `receipt print` of the shop example on the simulator as a TM-T88V, waiting.
+  func printWaiting(on simulator: ThermalPrinterSimulator) throws -> Tool.Result {
+    try Tool.run(
+      receipt,
+      ["print", order, "--printer", "socket://127.0.0.1:\(simulator.port)", "--model", "epson-tm-t88v", "--wait"])
+  }
+
   @Test func waitMeansThePrinterConfirmedIt() throws {
     let simulator = try ThermalPrinterSimulator(headDots: 512)
     simulator.printSlowly(rowsPerSecond: 1500)
-    let result = try Tool.run(
-      receipt,
-      ["print", order, "--printer", "socket://127.0.0.1:\(simulator.port)", "--model", "epson-tm-t88v", "--wait"])
+    let result = try printWaiting(on: simulator)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("confirmed by the printer"), "\(result.stdout)")
     #expect(simulator.confirmedProcessIDs.count == 1 && simulator.pages.first?.cut == "partial")
@@ -23,9 +28,7 @@ import Testing
   @Test func paperOutMidReceiptIsExit75AndTheRestIsCleared() throws {
     let simulator = try ThermalPrinterSimulator(headDots: 512)
     simulator.runOutOfPaper(afterRows: 300)
-    let result = try Tool.run(
-      receipt,
-      ["print", order, "--printer", "socket://127.0.0.1:\(simulator.port)", "--model", "epson-tm-t88v", "--wait"])
+    let result = try printWaiting(on: simulator)
     #expect(result.status == 75, "\(result.status): \(result.stderr)")
     #expect(result.stderr.contains("out of paper"), "\(result.stderr)")
     #expect(simulator.bufferClears == 1 && simulator.confirmedProcessIDs.isEmpty)
