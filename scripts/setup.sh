@@ -14,7 +14,7 @@ runtime=(
 )
 testing=(
   poppler-utils zbar-tools cups cups-ipp-utils avahi-daemon dbus pango1.0-tools netpbm strace libharfbuzz-bin
-  chromium chromium-driver python3-selenium
+  chromium chromium-driver python3-selenium postgresql
 )
 
 if ! command -v swift >/dev/null && [[ ! -x /opt/swift/usr/bin/swift ]]; then

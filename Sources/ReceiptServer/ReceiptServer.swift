@@ -47,9 +47,17 @@ public final class ReceiptServer: @unchecked Sendable {
     self.logger = logger
     connections = ConnectionRegistry(maxConnections: configuration.maxConnections)
     do {
-      store = try SQLiteJobStore(path: configuration.database)
+      if PostgresURL.isPostgres(configuration.database) {
+        store = try PostgresJobStore(url: PostgresURL(configuration.database), logger: logger)
+      } else {
+        store = try SQLiteJobStore(path: configuration.database)
+      }
     } catch let error as StoreUnavailable {
-      throw ReceiptError(.unavailable, "\(error); check --db and the directory's permissions and free space")
+      let check =
+        PostgresURL.isPostgres(configuration.database)
+        ? "check that PostgreSQL runs and --db names a database this user may use"
+        : "check --db and the directory's permissions and free space"
+      throw ReceiptError(.unavailable, "\(error); \(check)")
     }
     engine = try ReceiptEngine()
     // An accepted (retried, requeued) job wakes its printer's worker at once.
@@ -71,7 +79,10 @@ public final class ReceiptServer: @unchecked Sendable {
   public func start() throws {
     lock.lock()
     defer { lock.unlock() }
-    if databaseLock == nil { databaseLock = try DatabaseLock(database: configuration.database) }
+    // One daemon per SQLite file; PostgreSQL is shared, and printers are owned one by one.
+    if databaseLock == nil, store is SQLiteJobStore {
+      databaseLock = try DatabaseLock(database: configuration.database)
+    }
     try recover()
     if let archive = configuration.archiveDirectory, sweeper == nil {
       let (logger, days) = (logger, configuration.archiveDays)
@@ -87,7 +98,8 @@ public final class ReceiptServer: @unchecked Sendable {
       let worker = PrintWorker(
         printer: printer, store: store, engine: engine, templates: configuration.templates,
         maxAttempts: configuration.maxAttempts, logger: logger, metrics: metrics,
-        archive: configuration.archiveDirectory, failoverAfter: configuration.failoverAfter)
+        archive: configuration.archiveDirectory, failoverAfter: configuration.failoverAfter,
+        maxCrashes: configuration.maxCrashes)
       workers.append(worker)
       worker.start()
     }

@@ -14,8 +14,8 @@ import Testing
     (try? JSONSerialization.jsonObject(with: Data(buffer: buffer)) as? [String: Any]) ?? [:]
   }
 
-  @Test func submitIsDurableAndIdempotent() async throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases) func submitIsDurableAndIdempotent(store: StoreKind) async throws {
+    let fixture = try ServerFixture(store: store)
     try await fixture.server.application().test(.router) { client in
       var id = ""
       try await client.execute(
@@ -28,8 +28,9 @@ import Testing
         #expect(response.headers[.location] == "/v1/jobs/\(id)")
         #expect(object(response.body)["state"] as? String == "queued")
       }
-      // On disk before the answer: a second store on the same file sees it.
-      let other = try SQLiteJobStore(path: fixture.server.configuration.database)
+      // Durable before the answer: a second store on the same file (another daemon on the same
+      // PostgreSQL database) sees it.
+      let other = try store.open(fixture.server.configuration.database)
       #expect(try other.job(id)?.state == .queued)
       try await client.execute(
         uri: "/v1/jobs", method: .post,
@@ -56,8 +57,8 @@ import Testing
     }
   }
 
-  @Test func errorsAreProblemJSONWithTheField() async throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases) func errorsAreProblemJSONWithTheField(store: StoreKind) async throws {
+    let fixture = try ServerFixture(store: store)
     try await fixture.server.application().test(.router) { client in
       let cases: [(String, HTTPResponse.Status, String?)] = [
         ("not json", .badRequest, nil),
@@ -89,8 +90,8 @@ import Testing
     }
   }
 
-  @Test func cancelAndRetryFollowTheJobState() async throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases) func cancelAndRetryFollowTheJobState(store: StoreKind) async throws {
+    let fixture = try ServerFixture(store: store)
     let (job, _) = try fixture.server.store.submit(
       JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date())
     try await fixture.server.application().test(.router) { client in
@@ -111,8 +112,8 @@ import Testing
     }
   }
 
-  @Test func renderPrintersTemplatesHealthAndMetrics() async throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases) func renderPrintersTemplatesHealthAndMetrics(store: StoreKind) async throws {
+    let fixture = try ServerFixture(store: store)
     try await fixture.server.application().test(.router) { client in
       try await client.execute(
         uri: "/v1/render?format=pdf", method: .post, headers: ServerFixture.json,
@@ -145,8 +146,10 @@ import Testing
     }
   }
 
-  @Test func theSameKeySentConcurrentlyMakesOneJobAndOnePrint() async throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases) func theSameKeySentConcurrentlyMakesOneJobAndOnePrint(store: StoreKind)
+    async throws
+  {
+    let fixture = try ServerFixture(store: store)
     let ids = try await fixture.server.application().test(.router) { client in
       try await withThrowingTaskGroup(of: (HTTPResponse.Status, String).self) { group in
         for _ in 0..<24 {
@@ -178,8 +181,8 @@ import Testing
     #expect(fixture.printed.count == 2)
   }
 
-  @Test func theContractIsServedAndNamesEveryRoute() async throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases) func theContractIsServedAndNamesEveryRoute(store: StoreKind) async throws {
+    let fixture = try ServerFixture(store: store)
     try await fixture.server.application().test(.router) { client in
       try await client.execute(uri: "/openapi.yaml", method: .get) { response in
         #expect(response.status == .ok && response.headers[.contentType] == "application/yaml")

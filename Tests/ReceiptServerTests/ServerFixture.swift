@@ -5,10 +5,35 @@ import Logging
 import ReceiptKit
 import ReceiptTestSupport
 import ServiceLifecycle
+import Testing
 
 @testable import ReceiptServer
 
-/// A daemon on a fresh SQLite file with a directory printer (and optionally more printers).
+/// The job stores the daemon's suites run against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case sqlite, postgres
+  var testDescription: String { rawValue }
+
+  /// A fresh, empty queue of this kind: a SQLite file in `directory`, or a new database on the
+  /// test process's PostgreSQL cluster.
+  func database(in directory: URL) throws -> String {
+    switch self {
+    case .sqlite: directory.appendingPathComponent("queue.sqlite").path
+    case .postgres: try PostgresCluster.shared().createDatabase()
+    }
+  }
+
+  /// Another store on the same queue (as a second daemon would open it).
+  func open(_ database: String) throws -> any JobStore {
+    switch self {
+    case .sqlite: try SQLiteJobStore(path: database)
+    case .postgres: try PostgresJobStore(url: PostgresURL(database))
+    }
+  }
+}
+
+/// A daemon on a fresh queue (a SQLite file unless told) with a directory printer (and
+/// optionally more printers).
 struct ServerFixture {
   let directory: URL
   let archive: URL
@@ -20,14 +45,14 @@ struct ServerFixture {
   }
 
   init(
-    extraPrinters: [PrinterConfig] = [], maxAttempts: Int = 8, database: URL? = nil,
+    extraPrinters: [PrinterConfig] = [], maxAttempts: Int = 8, database: URL? = nil, store: StoreKind = .sqlite,
     configure: (inout ReceiptServer.Configuration) -> Void = { _ in }
   ) throws {
     directory = try Tool.temporaryDirectory()
     archive = directory.appendingPathComponent("archive")
     try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
     var configuration = ReceiptServer.Configuration(
-      port: 0, database: (database ?? directory.appendingPathComponent("queue.sqlite")).path, templates: Self.templates,
+      port: 0, database: try database?.path ?? store.database(in: directory), templates: Self.templates,
       printers: [PrinterConfig(name: "archive", target: .directory(archive))] + extraPrinters, maxAttempts: maxAttempts)
     configure(&configuration)
     server = try ReceiptServer(configuration: configuration)

@@ -18,8 +18,8 @@ import Testing
     }
   }
 
-  @Test func jobsPrintOnceInSubmissionOrder() throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases) func jobsPrintOnceInSubmissionOrder(store: StoreKind) throws {
+    let fixture = try ServerFixture(store: store)
     let jobs = try submit(fixture, count: 12)
     try fixture.server.start()
     defer { fixture.server.stop() }
@@ -56,11 +56,13 @@ import Testing
     #expect(firstFile == Data("%PDF".utf8), "job 0 was not printed again")
   }
 
-  @Test func dataErrorsFailAtOnceAndTransientErrorsRetryThenDie() throws {
+  @Test(arguments: StoreKind.allCases) func dataErrorsFailAtOnceAndTransientErrorsRetryThenDie(store: StoreKind) throws
+  {
     // A socket printer nobody listens on: transient; two attempts make it dead.
     let port = try PrintRig.freePortForTests()
     let fixture = try ServerFixture(
-      extraPrinters: [PrinterConfig(name: "offline", target: .socket("socket://127.0.0.1:\(port)"))], maxAttempts: 2)
+      extraPrinters: [PrinterConfig(name: "offline", target: .socket("socket://127.0.0.1:\(port)"))], maxAttempts: 2,
+      store: store)
     let bad = try fixture.server.store.submit(
       JobRequest(
         printer: "archive", template: "receipt", data: Data(#"{"number": "1", "items": "not an array"}"#.utf8)),

@@ -124,6 +124,7 @@ public final class PrintRig: @unchecked Sendable {
   /// The IPP Everywhere queues made at start, one per test that stops or follows one.
   static let ippQueues = [
     "daemon-kill", "daemon-hold", "daemon-crash", "daemon-state", "daemon-stop", "daemon-incoming", "daemon-failover",
+    "pg-failover", "pg-restart",
     removedQueue,
   ]
   /// A queue made and then removed at start (for the test of a removed printer).

@@ -6,7 +6,8 @@ extension ReceiptServer {
   public struct Configuration: Sendable {
     public var host: String
     public var port: Int
-    /// The SQLite file of the queue.
+    /// The queue: a SQLite file, or a PostgreSQL database shared by several daemons
+    /// (`postgres://user@host:port/database`).
     public var database: String
     public var templates: URL
     public var printers: [PrinterConfig]
@@ -36,8 +37,8 @@ extension ReceiptServer {
     /// Seconds a printer may be stopped, out of paper or unreachable before its tickets go to
     /// their route's fallback printer.
     public var failoverAfter: TimeInterval = 30
-    /// Where the PDF of every printed job is kept (default: beside the database,
-    /// `<database name>-archive`).
+    /// Where the PDF of every printed job is kept (default: beside the SQLite file,
+    /// `<database name>-archive`; with PostgreSQL, `receipt-archive` in the working directory).
     public var archive: URL?
     /// Days an archived PDF is kept; 0 keeps none.
     public var archiveDays: Int = 30
@@ -46,6 +47,7 @@ extension ReceiptServer {
     public var archiveDirectory: URL? {
       guard archiveDays > 0 else { return nil }
       if let archive { return archive }
+      if PostgresURL.isPostgres(database) { return URL(fileURLWithPath: "receipt-archive") }
       let database = URL(fileURLWithPath: database)
       return database.deletingLastPathComponent().appendingPathComponent(
         database.deletingPathExtension().lastPathComponent + "-archive")

@@ -95,7 +95,7 @@ extension ReceiptServer.Configuration {
       func resolve(_ path: String?) -> String? {
         path.map { $0.hasPrefix("/") ? $0 : base.appendingPathComponent($0).standardizedFileURL.path }
       }
-      database = resolve(database)
+      if let given = database, !PostgresURL.isPostgres(given) { database = resolve(given) }
       templates = resolve(templates)
       archive = resolve(archive)
       printers = printers?.mapValues { $0.hasPrefix("dir:") ? "dir:" + resolve(String($0.dropFirst(4)))! : $0 }

@@ -96,8 +96,9 @@ public struct JobRequest: Sendable, Equatable {
   }
 }
 
-/// Durable job storage. A job is on disk when `submit` returns. Implementations: SQLite (here);
-/// a PostgreSQL store can follow for several machines.
+/// Durable job storage. A job is on disk when `submit` returns. Implementations: SQLite (one
+/// daemon per file, ``SQLiteJobStore``) and PostgreSQL (several daemons share one database,
+/// ``PostgresJobStore``).
 public protocol JobStore: Sendable {
   /// Stores a new job, or returns the job an idempotency key already names (`created` false).
   func submit(_ request: JobRequest, idempotencyKey: String?, now: Date) throws -> (job: Job, created: Bool)
@@ -162,9 +163,24 @@ public protocol JobStore: Sendable {
   /// Moves the printer's queued jobs that have a fallback printer to it (recording the printer
   /// they were for and why); returns them as moved.
   func failOver(printer: String, reason: String, now: Date) throws -> [Job]
+
+  /// Takes `printer` for this daemon: one daemon drives a printer at a time. Returns the jobs
+  /// its last owner left `printing`, put back at the head of its queue to be checked with the
+  /// printer (as ``recover(maxCrashes:now:)`` does at start), or nil while another daemon owns it.
+  func own(printer: String, maxCrashes: Int, now: Date) throws -> [Job]?
+  /// Whether this daemon still owns `printer` (ownership ends with a lost database session).
+  func owns(printer: String) -> Bool
+  /// Gives `printer` up after its worker stopped cleanly (the job it left is not a crash).
+  func release(printer: String)
 }
 
 extension JobStore {
+  /// One daemon per SQLite file (its lock is taken at start): it owns every printer, and
+  /// ``recover(maxCrashes:now:)`` has already reconciled them.
+  public func own(printer: String, maxCrashes: Int, now: Date) throws -> [Job]? { [] }
+  public func owns(printer: String) -> Bool { true }
+  public func release(printer: String) {}
+
   /// Records that a job printed, with no archived document.
   public func complete(_ id: String, cupsJobID: Int?, now: Date) throws {
     try complete(id, cupsJobID: cupsJobID, documentSHA256: nil, now: now)

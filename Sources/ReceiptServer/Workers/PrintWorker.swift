@@ -33,15 +33,20 @@ final class PrintWorker: @unchecked Sendable {
   let archive: URL?
   /// Since when and why the printer cannot print (see ``PrintWorker+Failover``).
   let outage: Outage
+  /// Crashes after which a job the last owner left printing is dead (see ``JobStore/own(printer:maxCrashes:now:)``).
+  let maxCrashes: Int
+  /// Seconds between attempts to take a printer another daemon owns.
+  static let ownershipRetry: TimeInterval = 1
 
   /// A stop interrupted the job; it stays `printing` and is reconciled at the next start.
   struct Interrupted: Error {}
 
   init(
     printer: PrinterConfig, store: JobStore, engine: ReceiptEngine, templates: URL, maxAttempts: Int, logger: Logger,
-    metrics: ServerMetrics, archive: URL? = nil, failoverAfter: TimeInterval = 30
+    metrics: ServerMetrics, archive: URL? = nil, failoverAfter: TimeInterval = 30, maxCrashes: Int = 3
   ) {
     self.archive = archive
+    self.maxCrashes = maxCrashes
     self.outage = Outage(failoverAfter: failoverAfter)
     self.printer = printer
     self.store = store
@@ -137,11 +142,16 @@ final class PrintWorker: @unchecked Sendable {
   /// Takes the head job while there is one; otherwise sleeps until a job arrives (``wake()``)
   /// or the head's retry is due. No polling.
   private func run() {
+    defer { store.release(printer: printer.name) }
     while !isStopping {
       do {
         state.lock()
         woken = false  // what is committed now is seen by the claim below
         state.unlock()
+        guard try holdsPrinter() else {
+          pause(Self.ownershipRetry)
+          continue
+        }
         let hold = rawPrinterHold()
         noteHold(hold)
         if let hold {
@@ -163,6 +173,25 @@ final class PrintWorker: @unchecked Sendable {
         pause(1)
       }
     }
+  }
+
+  /// Whether this daemon drives the printer, taking it when it is free (another daemon that owned
+  /// it stopped or died): the jobs that daemon left printing are then checked with the printer
+  /// before anything is sent again.
+  private func holdsPrinter() throws -> Bool {
+    if store.owns(printer: printer.name) { return true }
+    guard let recovered = try store.own(printer: printer.name, maxCrashes: maxCrashes, now: Date()) else {
+      return false
+    }
+    logger.info("this daemon now drives printer \(printer.name)")
+    for job in recovered {
+      if job.state == .dead {
+        logger.error("job \(job.id) is dead: \(job.error ?? "")")
+      } else {
+        logger.info("job \(job.id) was left printing by the last owner; it is checked with the printer first")
+      }
+    }
+    return true
   }
 
   /// How a job's attempt ended.
@@ -187,6 +216,9 @@ final class PrintWorker: @unchecked Sendable {
       logger.info("job \(job.id) printed on \(printer.name)")
     } catch is Interrupted {
       logger.info("job \(job.id) interrupted by the stop; it is reconciled at the next start")
+      return
+    } catch let lost as OwnershipLost {
+      logger.error("\(lost); it is reconciled by the daemon that drives the printer now")
       return
     } catch let failover as FailOver {
       // Taken back from a stopped CUPS queue: queued again, and moved to the fallback below.
@@ -234,6 +266,10 @@ final class PrintWorker: @unchecked Sendable {
           outage.begin(message)
         }
         return
+      } catch let lost as OwnershipLost {
+        // The new owner reconciles the job with the printer; nothing more is recorded here.
+        logger.error("\(lost)")
+        return
       } catch {
         logger.error("cannot record the outcome of job \(job.id): \(error); trying again in \(delay) s")
         if mustLeave { return }
@@ -275,6 +311,8 @@ final class PrintWorker: @unchecked Sendable {
   /// job's file unless it is there (printed before a crash); a socket printer gets the bytes
   /// (at least once after a crash: it cannot be asked).
   private func print(_ job: Job) throws -> Int? {
+    // Fencing: a daemon that lost the printer (its database session) sends nothing more.
+    guard store.owns(printer: printer.name) else { throw OwnershipLost(job: job.id) }
     switch printer.target {
     case .cups(let queue, let server):
       return try printCUPS(job, queue: queue, server: server)

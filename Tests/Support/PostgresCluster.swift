@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A private PostgreSQL cluster from Debian's packages for the tests: `initdb` in a temporary
+/// directory and `pg_ctl` on a loopback port, both as the `postgres` user (PostgreSQL refuses
+/// root). One cluster per test process, started on first use and stopped by its watchdog when
+/// the process is gone; each test takes a database of its own.
+public final class PostgresCluster: Sendable {
+  public let directory: URL
+  public let port: UInt16
+  /// PostgreSQL's programs (`initdb`, `pg_ctl`, `psql`).
+  let bin: String
+
+  private static let started = Mutex<PostgresCluster?>(nil)
+
+  /// The process's cluster, started on first use.
+  public static func shared() throws -> PostgresCluster {
+    try started.withLock { cluster in
+      if let cluster { return cluster }
+      let new = try PostgresCluster()
+      cluster = new
+      return new
+    }
+  }
+
+  /// Creates and starts a cluster (use ``shared()`` in tests; a second cluster for tests that
+  /// stop or kill theirs).
+  public init() throws {
+    guard
+      let version = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").sorted().last
+    else { throw RigError("PostgreSQL is not installed (apt-get install postgresql; scripts/setup.sh --test)") }
+    bin = "/usr/lib/postgresql/\(version)/bin"
+    directory = URL(fileURLWithPath: "/tmp/receipt-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    try Self.asPostgres("chown", ["postgres:postgres", directory.path], root: true)
+    let probe = try Loopback.listen()
+    close(probe.fd)
+    port = probe.port
+    try Self.asPostgres(bin + "/initdb", ["-D", directory.path + "/data", "-A", "trust", "-U", "postgres", "-N"])
+    try start()
+  }
+
+  /// Starts the server (again, after ``stop(mode:)``), waiting until it accepts connections.
+  /// `postgres` runs in the foreground under a shell watchdog that stops it when this test
+  /// process is gone (exit handlers do not always run), as the print rig's daemons do. (Through
+  /// `pg_ctl start`, Foundation's `Process` never saw pg_ctl exit.)
+  public func start() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+    let watchdog = """
+      "$0" "$@" & child=$!
+      stop() { kill -INT $child 2>/dev/null; sleep 2; kill -9 $child 2>/dev/null; wait $child; }
+      trap 'stop; exit 0' TERM INT
+      while kill -0 \(getpid()) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.5; done
+      kill -0 $child 2>/dev/null && stop
+      """
+    process.arguments =
+      [
+        "/bin/sh", "-c", watchdog, "/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups",
+        bin + "/postgres", "-D", directory.path + "/data", "-p", "\(port)", "-k", directory.path, "-c",
+        "listen_addresses=127.0.0.1", "-c", "max_connections=300",
+      ]
+    if !FileManager.default.fileExists(atPath: directory.path + "/log") {
+      _ = FileManager.default.createFile(atPath: directory.path + "/log", contents: nil)
+    }
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.path + "/log"))
+    handle.seekToEndOfFile()
+    process.standardOutput = handle
+    process.standardError = handle
+    try process.run()
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline {
+      if (try? Tool.run(bin + "/pg_isready", ["-h", "127.0.0.1", "-p", "\(port)", "-q"]).status) == 0 { return }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    throw RigError("PostgreSQL did not start; see \(directory.path)/log")
+  }
+
+  /// Stops the server (`fast`: sessions are ended; `immediate`: as a crash would).
+  public func stop(mode: String = "fast") {
+    _ = try? Self.asPostgres(bin + "/pg_ctl", ["-D", directory.path + "/data", "-m", mode, "-w", "stop"])
+  }
+
+  /// A new empty database; its URL for `--db`.
+  public func createDatabase() throws -> String {
+    let name = "receipt_\(UUID().uuidString.prefix(8).lowercased())"
+    try psql("CREATE DATABASE \(name)")
+    return "postgres://postgres@127.0.0.1:\(port)/\(name)"
+  }
+
+  /// Runs SQL with psql; its output, unaligned, tuples only.
+  @discardableResult
+  public func psql(_ sql: String, database: String = "postgres") throws -> String {
+    let result = try Tool.run(
+      bin + "/psql",
+      ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql])
+    guard result.status == 0 else { throw RigError("psql failed: \(result.stderr)") }
+    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// The database name of a URL from ``createDatabase()``.
+  public static func databaseName(_ url: String) -> String { String(url.split(separator: "/").last ?? "") }
+
+  @discardableResult
+  static func asPostgres(_ program: String, _ arguments: [String], root: Bool = false) throws -> Tool.Result {
+    let result =
+      root
+      ? try Tool.run(program, arguments)
+      : try Tool.run(
+        "/usr/bin/setpriv", ["--reuid=postgres", "--regid=postgres", "--init-groups", "--", program] + arguments)
+    guard result.status == 0 else {
+      throw RigError("\(program) \(arguments.joined(separator: " ")) failed: \(result.stderr)\(result.stdout)")
+    }
+    return result
+  }
+}
