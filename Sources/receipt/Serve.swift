@@ -21,7 +21,10 @@ struct Serve: AsyncParsableCommand {
   @Option(help: "A JSON configuration file (see the README).") var config: String?
   @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
   @Option(help: "Port to listen on (default 8631; 0 picks a free one).") var port: Int?
-  @Option(help: "The queue's SQLite file (default receipt-queue.sqlite).") var db: String?
+  @Option(
+    help:
+      "The queue: a SQLite file (default receipt-queue.sqlite), or a PostgreSQL database shared by several daemons (postgres://user@host:port/database)."
+  ) var db: String?
   @Option(
     help:
       "A printer: NAME=cups:QUEUE, NAME=socket://HOST:PORT, NAME=usb:DEVICE, NAME=serial:DEVICE?baud=N or NAME=dir:PATH (repeatable)."

@@ -29,14 +29,17 @@ extension PostgresJobStore {
     }
   }
 
-  /// Stores a job in an open transaction (or finds the one its key names). The printer's
-  /// submission lock makes `sequence` order the commit order of the printer's jobs.
+  /// Stores a job in an open transaction (or finds the one its key names). It holds the printer's
+  /// submission lock shared (submissions to one printer still commit together, one WAL flush for
+  /// many) from before its `sequence` is drawn until it commits; a claim takes the lock exclusively,
+  /// so it sees every job with a lower sequence committed.
   func insert(
     _ request: JobRequest, idempotencyKey key: String?, orderID: String? = nil, now: Date,
     _ connection: PostgresConnection
   ) throws -> (job: Job, created: Bool) {
     try sessions.run(
-      "SELECT pg_advisory_xact_lock(\(PostgresSchema.submitLock), hashtext(\(request.printer)))", on: connection)
+      "SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.submitLock), hashtext(\(request.printer)))",
+      on: connection)
     if let key {
       let rows = try sessions.run(
         #"SELECT \#(unescaped: PostgresSchema.jobColumns) FROM job WHERE "idempotencyKey" = \#(key)"#,
@@ -61,20 +64,33 @@ extension PostgresJobStore {
     // Only the owner claims, on the session that holds the printer: a daemon that lost its
     // session (and so the printer) cannot claim.
     guard let ownership = owners.withLock({ $0[printer] }) else { return nil }
+    let session = ownership.session
     let rows = try guarded {
-      try sessions.run(
-        """
-        WITH head AS (
-          SELECT sequence, state, "notBefore" FROM job
-          WHERE printer = \(printer) AND state IN ('queued', 'printing')
-          ORDER BY sequence LIMIT 1 FOR UPDATE SKIP LOCKED)
-        UPDATE job SET state = 'printing', attempts = job.attempts + 1, "updatedAt" = \(now), claim = \(ownership.token)
-        FROM head
-        WHERE job.sequence = head.sequence AND head.state = 'queued' AND head."notBefore" <= \(now)
-          AND head.sequence = (SELECT min(sequence) FROM job
-                               WHERE printer = \(printer) AND state IN ('queued', 'printing'))
-        RETURNING \(unescaped: PostgresSchema.jobColumns.split(separator: ",").map { "job." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
-        """, on: ownership.session)
+      try sessions.run("BEGIN", on: session)
+      do {
+        // Waits for submissions to this printer in flight (they hold the lock shared): every job
+        // with a lower sequence is committed when the head is chosen.
+        try sessions.run(
+          "SELECT pg_advisory_xact_lock(\(PostgresSchema.submitLock), hashtext(\(printer)))", on: session)
+        let rows = try sessions.run(
+          """
+          WITH head AS (
+            SELECT sequence, state, "notBefore" FROM job
+            WHERE printer = \(printer) AND state IN ('queued', 'printing')
+            ORDER BY sequence LIMIT 1 FOR UPDATE SKIP LOCKED)
+          UPDATE job SET state = 'printing', attempts = job.attempts + 1, "updatedAt" = \(now), claim = \(ownership.token)
+          FROM head
+          WHERE job.sequence = head.sequence AND head.state = 'queued' AND head."notBefore" <= \(now)
+            AND head.sequence = (SELECT min(sequence) FROM job
+                                 WHERE printer = \(printer) AND state IN ('queued', 'printing'))
+          RETURNING \(unescaped: PostgresSchema.jobColumns.split(separator: ",").map { "job." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+          """, on: session)
+        try sessions.run("COMMIT", on: session)
+        return rows
+      } catch {
+        _ = try? sessions.run("ROLLBACK", on: session)
+        throw error
+      }
     }
     guard let row = rows.first else { return nil }
     let job = try Job(postgres: row)

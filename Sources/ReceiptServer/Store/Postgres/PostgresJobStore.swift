@@ -26,7 +26,7 @@ public final class PostgresJobStore: JobStore, Sendable {
   let claims = Mutex<[String: String]>([:])
   let listener: PostgresListener
   /// Submissions run here: they wait for PostgreSQL on these threads, not on the concurrency pool.
-  let submitters = BlockingExecutor(name: "receipt postgres", threads: 4, capacity: 4096)
+  let submitters = BlockingExecutor(name: "receipt postgres", threads: 8, capacity: 4096)
 
   /// Connects, migrates the schema and starts listening for changes.
   public init(url: PostgresURL, logger: Logger = Logger(label: "receipt.postgres")) throws {
@@ -48,7 +48,7 @@ public final class PostgresJobStore: JobStore, Sendable {
 
   deinit {
     listener.stop()
-    submitters.shutdown(threads: 4)
+    submitters.shutdown(threads: 8)
     let owned = owners.withLock { $0 }
     for ownership in owned.values { ownership.session.hangUp() }
     let sessions = self.sessions

@@ -24,7 +24,7 @@ final class PostgresSessions: Sendable {
   private let idle = Mutex<[PostgresConnection]>([])
   private let nextID = Atomic<Int>(1)
   /// Most idle connections kept for reuse.
-  private let keep = 8
+  private let keep = 16
 
   init(url: PostgresURL, timeout: TimeAmount = .seconds(15), logger: Logger) {
     configuration = url.configuration

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Submissions per second and submit latency (p50/p99) of `receipt serve` on SQLite, on
+# PostgreSQL with one daemon, and on PostgreSQL with three daemons sharing the database (wrk on
+# loopback, one wrk per daemon, 8 connections in all). Bounded: one round of DURATION seconds per
+# setup; a private PostgreSQL 15 cluster in a temporary directory, stopped at the end.
+#   scripts/bench-postgres.sh [DURATION]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration=${1:-10}
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+[[ -d /usr/lib/postgresql ]] || { apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
+bin=$(ls -d /usr/lib/postgresql/*/bin | sort | tail -1)
+binary=${RECEIPT_BINARY:-.build/release/receipt}
+[[ -x "$binary" ]] || swift build -c release -Xswiftc -static-stdlib --product receipt
+work=$(mktemp -d /tmp/receipt-bench-pg-XXXXXX)
+chmod 755 "$work"
+pids=()
+pgport=$((40000 + RANDOM % 10000))
+as_postgres() { setpriv --reuid=postgres --regid=postgres --init-groups -- "$@"; }
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  as_postgres "$bin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+mkdir "$work/pg" && chown postgres "$work/pg" && touch "$work/pg.log" && chown postgres "$work/pg.log"
+as_postgres "$bin/initdb" -D "$work/pg" -A trust -U postgres -N >/dev/null
+as_postgres "$bin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
+  -o "-p $pgport -k $work/pg -c listen_addresses=127.0.0.1" start >/dev/null
+psql() { "$bin/psql" -h 127.0.0.1 -p "$pgport" -U postgres -At "$@"; }
+echo "PostgreSQL: $(psql -c 'SHOW server_version') (fsync $(psql -c 'SHOW fsync'), synchronous_commit $(psql -c 'SHOW synchronous_commit'))"
+
+# Starts N daemons on DB; sets ports.
+start() {
+  local db=$1 count=$2
+  ports=()
+  for i in $(seq "$count"); do
+    local port=$((20000 + RANDOM % 20000))
+    mkdir -p "$work/archive"
+    "$binary" serve --port "$port" --db "$db" --printer "archive=dir:$work/archive" --templates Templates \
+      >"$work/serve-$i.log" 2>&1 &
+    pids+=($!)
+    ports+=("$port")
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.1; done
+  done
+  sleep 1
+}
+stop() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  pids=()
+}
+# wrk against every port at once, 8 connections in all; prints the summed rate and the worst p50/p99.
+load() {
+  local label=$1 n=${#ports[@]} per=$((8 / ${#ports[@]}))
+  ((per >= 1)) || per=1
+  for i in "${!ports[@]}"; do
+    RECEIPT_ORDER=Templates/Examples/small.json wrk -t1 -c"$per" -d"${duration}s" --latency \
+      -s scripts/bench/submit.lua "http://127.0.0.1:${ports[$i]}" >"$work/wrk-$i.txt" &
+  done
+  wait $(jobs -p | grep -v -x -F "$(printf '%s\n' "${pids[@]}")") 2>/dev/null || true
+  sleep 0.5
+  local rps p50 p99 bad
+  rps=$(cat "$work"/wrk-*.txt | awk '/Requests\/sec/ {n += $2} END {printf "%.0f", n}')
+  p50=$(cat "$work"/wrk-*.txt | awk '$1 == "50%" {print $2}' | sort -h | tail -1)
+  p99=$(cat "$work"/wrk-*.txt | awk '$1 == "99%" {print $2}' | sort -h | tail -1)
+  bad=$(cat "$work"/wrk-*.txt | awk '/Non-2xx/ {n += $5} END {print n + 0}')
+  echo "| $label | $n | $rps | $p50 | $p99 | $bad |"
+  rm -f "$work"/wrk-*.txt
+}
+echo "| store | daemons | submissions/s | p50 (worst daemon) | p99 (worst daemon) | non-2xx |"
+echo "|---|---|---|---|---|---|"
+start "$work/queue.sqlite" 1
+load "SQLite" && stop
+psql -c "CREATE DATABASE one" >/dev/null
+start "postgres://postgres@127.0.0.1:$pgport/one" 1
+load "PostgreSQL" && stop
+psql -c "CREATE DATABASE three" >/dev/null
+start "postgres://postgres@127.0.0.1:$pgport/three" 3
+load "PostgreSQL" && stop
+echo "jobs stored: one $(psql -d one -c 'SELECT count(*) FROM job'), three $(psql -d three -c 'SELECT count(*) FROM job')"
