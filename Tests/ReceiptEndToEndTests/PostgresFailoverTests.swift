@@ -132,6 +132,13 @@ import Testing
       "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = \(0x7263_7001)",
       database: name)
     #expect(owned == "2", "printers owned at the end: \(owned)")
+    // Any daemon says which daemon drives each printer: a live one.
+    let listed = (try? daemons[0].request("GET", "/v1/printers").json["printers"] as? [[String: Any]]) ?? []
+    let owners = listed.compactMap { $0["owner"] as? String }
+    #expect(owners.count == 2, "\(listed)")
+    #expect(
+      owners.allSatisfy { owner in daemons.contains { $0.pid.map { owner.contains("pid \($0) ") } ?? false } },
+      "\(owners)")
   }
 
   @Test func threeDaemonsKilledWhileOwningTheirPrintersPrintEveryJobOnce() throws {

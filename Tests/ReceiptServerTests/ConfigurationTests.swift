@@ -28,6 +28,25 @@ import Testing
     try configuration.validate()
   }
 
+  @Test func aPostgresDatabaseInTheFileIsAURLNotAPathAndABadOneSaysTheForm() throws {
+    let directory = try Tool.temporaryDirectory()
+    let file = directory.appendingPathComponent("serve.json")
+    try #"{"database": "postgres://receipt@db.local:5433/queue", "printers": {"a": "dir:out"}}"#.write(
+      to: file, atomically: true, encoding: .utf8)
+    let configuration = try ReceiptServer.Configuration(try Settings(file: file), templates: ServerFixture.templates)
+    #expect(configuration.database == "postgres://receipt@db.local:5433/queue", "not resolved against the file")
+    #expect(configuration.archiveDirectory?.lastPathComponent == "receipt-archive")
+    let url = try PostgresURL(configuration.database)
+    #expect(url.host == "db.local" && url.port == 5433 && url.database == "queue" && url.user == "receipt")
+    let bad = #expect(throws: ReceiptError.self) {
+      try ReceiptServer(
+        configuration: .init(
+          database: "postgres://db.local/queue", templates: ServerFixture.templates,
+          printers: [PrinterConfig(name: "a", target: .directory(directory))]))
+    }
+    #expect(bad?.message.contains("names no user; the form is postgres://user") == true, "\(String(describing: bad))")
+  }
+
   @Test func withoutPrintersTheMachinesCUPSQueuesAreServed() throws {
     let rig = try PrintRig.get()
     var settings = Settings()

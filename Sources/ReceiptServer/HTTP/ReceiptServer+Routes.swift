@@ -248,12 +248,13 @@ extension ReceiptServer {
   /// Every configured printer with its queue counts and state (blocking: asks the printers).
   func printerResponses() throws -> [PrinterResponse] {
     let counts = try store.counts()
+    let owners = try store.printerOwners()
     return configuration.printers.map { printer in
       let states = counts[printer.name] ?? [:]
       let (state, reasons) = printerState(printer)
       return PrinterResponse(
         name: printer.name, target: printer.target.description, queued: states["queued"] ?? 0,
-        printing: states["printing"] ?? 0, state: state, reasons: reasons)
+        printing: states["printing"] ?? 0, state: state, reasons: reasons, owner: owners[printer.name])
     }
   }
 

@@ -94,6 +94,8 @@ struct PrinterResponse: Codable, Equatable {
   /// idle, processing, stopped, rejecting, unavailable, missing, unreachable or unknown.
   var state: String
   var reasons: [String]
+  /// With PostgreSQL, the daemon that drives the printer.
+  var owner: String?
 }
 
 /// `GET /v1/printers`.

@@ -172,6 +172,8 @@ public protocol JobStore: Sendable {
   func owns(printer: String) -> Bool
   /// Gives `printer` up after its worker stopped cleanly (the job it left is not a crash).
   func release(printer: String)
+  /// Which daemon drives each printer, for stores shared by several daemons (else empty).
+  func printerOwners() throws -> [String: String]
 }
 
 extension JobStore {
@@ -180,6 +182,7 @@ extension JobStore {
   public func own(printer: String, maxCrashes: Int, now: Date) throws -> [Job]? { [] }
   public func owns(printer: String) -> Bool { true }
   public func release(printer: String) {}
+  public func printerOwners() throws -> [String: String] { [:] }
 
   /// Records that a job printed, with no archived document.
   public func complete(_ id: String, cupsJobID: Int?, now: Date) throws {
