@@ -27,8 +27,9 @@ import Testing
     return String(answer[start.upperBound...].prefix { $0 != "\"" })
   }
 
-  @Test func eachStateChangeOfAJobArrivesInOrderAndResumesAfterReconnecting() async throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases)
+  func eachStateChangeOfAJobArrivesInOrderAndResumesAfterReconnecting(store: StoreKind) async throws {
+    let fixture = try ServerFixture(store: store)
     try await fixture.live { port in
       try await offPool {
         let stream = try EventStreamClient(port: port)

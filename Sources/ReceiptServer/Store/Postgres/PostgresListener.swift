@@ -5,7 +5,7 @@ import Synchronization
 
 /// `LISTEN`s for the store's notifications on a session of its own and passes them on from a
 /// thread of its own (never the event loop): `receipt_work` (a printer may have work: its
-/// worker wakes) and `receipt_jobs` (a job changed: the event feed reads it and tells its
+/// worker wakes) and `receipt_jobs` (a job changed, as committed: the event feed tells its
 /// listeners, in commit order — PostgreSQL delivers notifications in commit order).
 ///
 /// A lost session is opened again after a second; then every printer with queued jobs is woken
@@ -124,30 +124,50 @@ final class PostgresListener: Sendable {
   private func deliver(_ notes: [(channel: String, payload: String)], _ store: PostgresJobStore) {
     let (handlers, listeners) = state.withLock { ($0.workHandlers, $0.changeListeners) }
     var printers: [String] = []
-    var changed: [Int64] = []
+    // Each change as it was committed (the job from the notification), or its sequence where
+    // the notification had no room for the job (read back now).
+    var changes: [Change] = []
     for note in notes {
       if note.channel == "receipt_work" {
         if !printers.contains(note.payload) { printers.append(note.payload) }
-      } else if let sequence = Int64(note.payload) {
-        changed.append(sequence)
+        continue
+      }
+      let parts = note.payload.split(separator: " ", maxSplits: 1)
+      guard let sequence = parts.first.flatMap({ Int64($0) }) else { continue }
+      if parts.count == 2, let job = try? JSONDecoder().decode(NotifiedJob.self, from: Data(parts[1].utf8)).job {
+        changes.append(.job(job))
+      } else {
+        changes.append(.sequence(sequence))
       }
     }
     for printer in printers { for handler in handlers { handler(printer) } }
-    guard !changed.isEmpty, !listeners.isEmpty else { return }
+    guard !changes.isEmpty, !listeners.isEmpty else { return }
     let wanting = listeners.filter(\.wantsChanges)
     for listener in listeners where !listener.wantsChanges { listener.changesMissed() }
     guard !wanting.isEmpty else { return }
-    var seen = Set<Int64>()
-    let unique = changed.filter { seen.insert($0).inserted }
-    guard
-      let jobs = try? store.jobs(
-        "SELECT \(unescaped: PostgresSchema.jobColumns) FROM job WHERE sequence = ANY(\(unique))")
-    else {
-      for listener in wanting { listener.changesMissed() }
-      return
+    let missing = changes.compactMap { if case .sequence(let n) = $0 { n } else { nil } }
+    var read: [Int64: Job] = [:]
+    if !missing.isEmpty {
+      guard
+        let jobs = try? store.jobs(
+          "SELECT \(unescaped: PostgresSchema.jobColumns) FROM job WHERE sequence = ANY(\(missing))")
+      else {
+        for listener in wanting { listener.changesMissed() }
+        return
+      }
+      read = Dictionary(jobs.map { ($0.sequence, $0) }, uniquingKeysWith: { a, _ in a })
     }
-    let order = Dictionary(uniqueKeysWithValues: unique.enumerated().map { ($1, $0) })
-    let sorted = jobs.sorted { (order[$0.sequence] ?? 0) < (order[$1.sequence] ?? 0) }
-    for listener in wanting { listener.jobsChanged(sorted) }
+    let jobs = changes.compactMap { change -> Job? in
+      switch change {
+      case .job(let job): job
+      case .sequence(let sequence): read[sequence]
+      }
+    }
+    for listener in wanting { listener.jobsChanged(jobs) }
+  }
+
+  private enum Change {
+    case job(Job)
+    case sequence(Int64)
   }
 }

@@ -80,12 +80,27 @@ enum PostgresSchema {
           since timestamptz NOT NULL
         )
         """,
-        // Every committed change of a job is announced (the event feed, in commit order), and
-        // every change that can give a printer work wakes the daemon that owns it.
+        // Every committed change of a job is announced with the job as it was changed (all but
+        // its order data; the sequence alone if that is too long for a notification), so the
+        // event feed shows every state in commit order; every change that can give a printer
+        // work wakes the daemon that owns it.
         """
         CREATE FUNCTION receipt_job_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          payload text := NEW.sequence::text || ' ' || jsonb_build_object(
+            'id', NEW.id, 'sequence', NEW.sequence, 'idempotencyKey', NEW."idempotencyKey", 'printer', NEW.printer,
+            'template', NEW.template, 'locale', NEW.locale, 'copies', NEW.copies, 'state', NEW.state,
+            'attempts', NEW.attempts, 'crashes', NEW.crashes, 'error', NEW.error, 'cupsJobID', NEW."cupsJobID",
+            'printerState', NEW."printerState", 'createdAt', extract(epoch FROM NEW."createdAt"),
+            'updatedAt', extract(epoch FROM NEW."updatedAt"), 'notBefore', extract(epoch FROM NEW."notBefore"),
+            'orderID', NEW."orderID", 'route', NEW.route, 'label', NEW.label, 'fallback', NEW.fallback,
+            'fallbackFor', NEW."fallbackFor", 'failoverReason', NEW."failoverReason", 'reprintOf', NEW."reprintOf",
+            'reprint', NEW.reprint, 'documentSHA256', NEW."documentSHA256",
+            'sentAt', extract(epoch FROM NEW."sentAt"), 'processID', NEW."processID",
+            'interruptions', NEW.interruptions)::text;
         BEGIN
-          PERFORM pg_notify('receipt_jobs', NEW.sequence::text);
+          IF octet_length(payload) > 7900 THEN payload := NEW.sequence::text; END IF;
+          PERFORM pg_notify('receipt_jobs', payload);
           IF NEW.state = 'queued' OR (TG_OP = 'UPDATE' AND OLD.state = 'queued' AND NEW.state <> 'printing') THEN
             PERFORM pg_notify('receipt_work', NEW.printer);
           END IF;
@@ -140,5 +155,49 @@ extension Job {
       orderID: try value(17), route: try value(18), label: try value(19), fallback: try value(20),
       fallbackFor: try value(21), failoverReason: try value(22), reprintOf: try value(23), reprint: try value(24),
       documentSHA256: try value(25), sentAt: try value(26), processID: try value(27), interruptions: try value(28))
+  }
+}
+
+/// A job as a `receipt_jobs` notification carries it (dates as seconds since 1970, no order data).
+struct NotifiedJob: Decodable {
+  var id: String
+  var sequence: Int64
+  var idempotencyKey: String?
+  var printer: String
+  var template: String
+  var locale: String?
+  var copies: Int
+  var state: Job.State
+  var attempts: Int
+  var crashes: Int
+  var error: String?
+  var cupsJobID: Int?
+  var printerState: String?
+  var createdAt: Double
+  var updatedAt: Double
+  var notBefore: Double
+  var orderID: String?
+  var route: String?
+  var label: String?
+  var fallback: String?
+  var fallbackFor: String?
+  var failoverReason: String?
+  var reprintOf: String?
+  var reprint: Int
+  var documentSHA256: String?
+  var sentAt: Double?
+  var processID: String?
+  var interruptions: Int
+
+  /// The job (its order data left out: events do not show it).
+  var job: Job {
+    Job(
+      id: id, sequence: sequence, idempotencyKey: idempotencyKey, printer: printer, template: template, data: Data(),
+      locale: locale, copies: copies, state: state, attempts: attempts, crashes: crashes, error: error,
+      cupsJobID: cupsJobID, printerState: printerState, createdAt: Date(timeIntervalSince1970: createdAt),
+      updatedAt: Date(timeIntervalSince1970: updatedAt), notBefore: Date(timeIntervalSince1970: notBefore),
+      orderID: orderID, route: route, label: label, fallback: fallback, fallbackFor: fallbackFor,
+      failoverReason: failoverReason, reprintOf: reprintOf, reprint: reprint, documentSHA256: documentSHA256,
+      sentAt: sentAt.map { Date(timeIntervalSince1970: $0) }, processID: processID, interruptions: interruptions)
   }
 }
