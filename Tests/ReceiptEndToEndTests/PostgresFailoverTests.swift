@@ -156,6 +156,7 @@ import Testing
       clients: 3, perClient: 40, pace: 0.3, to: daemons, giveUp: Date().addingTimeInterval(240))
     // The killer: kill -9 the daemon that owns a printer (alternating), then start it again.
     var kills = 0
+    var takeovers: [TimeInterval] = []
     let name = PostgresCluster.databaseName(database)
     while group.wait(timeout: .now() + .milliseconds(1500)) == .timedOut, kills < 6 {
       let printer = kills % 2 == 0 ? "archive" : "counter"
@@ -166,10 +167,19 @@ import Testing
       }
       victim.kill9()
       kills += 1
+      // Another daemon (or the victim, restarted) drives the printer again within a bounded time.
+      let killed = Date()
       try victim.start()
+      let taken = waitUntil(seconds: 15) {
+        let now = (try? cluster.psql("SELECT owner FROM printer_owner WHERE printer = '\(printer)'", database: name))
+        return daemons.contains { daemon in daemon.pid.map { now?.contains("pid \($0) ") == true } ?? false }
+      }
+      takeovers.append(taken ? Date().timeIntervalSince(killed) : .infinity)
     }
     #expect(group.wait(timeout: .now() + 120) == .success, "the clients finished")
     #expect(kills >= 4, "printer owners were killed under load (\(kills) times)")
+    // Ownership is retried every second; a daemon restart takes a second or two more.
+    #expect(takeovers.allSatisfy { $0 < 10 }, "a killed owner's printer was taken over in \(takeovers) s")
 
     let all = submissions.all
     #expect(all.count == 120, "every submission got an answer")
