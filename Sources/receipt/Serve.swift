@@ -66,8 +66,12 @@ struct Serve: AsyncParsableCommand {
       let configuration = try ReceiptServer.Configuration(settings, templates: try choice.directory())
       let server = try ReceiptServer(configuration: configuration)
       let names = configuration.printers.map(\.name).joined(separator: ", ")
+      let queue =
+        PostgresURL.isPostgres(configuration.database)
+        ? (try? PostgresURL(configuration.database).redacted) ?? "PostgreSQL" : configuration.database
       try await server.run { port in
-        try? Console.out("receipt serve: http://\(configuration.host):\(port)/v1 with printers \(names)")
+        try? Console.out(
+          "receipt serve: http://\(configuration.host):\(port)/v1 with printers \(names), queue \(queue)")
       }
     }
   }

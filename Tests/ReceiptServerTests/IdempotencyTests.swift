@@ -55,8 +55,8 @@ import Testing
     #expect(Self.otherQuantity != Self.order && Self.itemRemoved != Self.order)
   }
 
-  @Test func theSameRequestWithArraysIsTheSameJob() async throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases) func theSameRequestWithArraysIsTheSameJob(store: StoreKind) async throws {
+    let fixture = try ServerFixture(store: store)
     try await fixture.server.application().test(.router) { client in
       let (first, created) = try await post(client, key: "till-3/1042", body: Self.body(copies: 2, locale: "de_DE"))
       #expect(first == .accepted)
@@ -90,8 +90,10 @@ import Testing
     #expect(try fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).count == 1)
   }
 
-  @Test func duplicateKeysAreRefusedSoTheStoredOrderIsTheCheckedOne() async throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases) func duplicateKeysAreRefusedSoTheStoredOrderIsTheCheckedOne(store: StoreKind)
+    async throws
+  {
+    let fixture = try ServerFixture(store: store)
     try await fixture.server.application().test(.router) { client in
       for body in [
         #"{"template": "receipt", "data": {"first": 1}, "copies": 10, "data": {"last": 2}}"#,
@@ -106,8 +108,8 @@ import Testing
     #expect(try fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).isEmpty)
   }
 
-  @Test func theStoredOrderIsTheBytesThatWereChecked() async throws {
-    let fixture = try ServerFixture()
+  @Test(arguments: StoreKind.allCases) func theStoredOrderIsTheBytesThatWereChecked(store: StoreKind) async throws {
+    let fixture = try ServerFixture(store: store)
     let data = #"{"id": 820982911946154508, "items": [{"price": "4.80"}]}"#
     try await fixture.server.application().test(.router) { client in
       let (status, job) = try await post(
