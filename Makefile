@@ -5,7 +5,7 @@ OUT ?= out
 # Release builds link the Swift runtime and Foundation statically: half the process start-up.
 RELEASE := swift build -c release -Xswiftc -static-stdlib
 
-.PHONY: demo test setup setup-test build lint format release install bench benchmark side-by-side bench-daemon bench-postgres \
+.PHONY: demo test setup setup-test build lint format release install bench benchmark side-by-side bench-daemon bench-postgres callgrind \
 	fuzz sanitize soak screenshots
 
 ## Set up, build, and render the example order through Templates/receipt.xml to out/.
@@ -57,6 +57,10 @@ screenshots: setup-test
 ## The daemon under load (wrk on loopback): submissions/s, p50/p99 latency, RSS.
 bench-daemon: setup release
 	scripts/bench-daemon.sh 15 8
+
+## Instructions of one `receipt render`, by callgrind (repeatable where wall time is not).
+callgrind: release
+	scripts/callgrind-render.sh
 
 ## The daemon on SQLite, on PostgreSQL with one daemon and with three (private cluster, wrk).
 bench-postgres: setup release

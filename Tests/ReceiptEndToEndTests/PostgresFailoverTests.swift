@@ -153,12 +153,12 @@ import Testing
     for daemon in daemons { try daemon.start() }
 
     let (group, submissions) = submit(
-      clients: 3, perClient: 40, pace: 0.3, to: daemons, giveUp: Date().addingTimeInterval(240))
+      clients: 3, perClient: 40, pace: 0.5, to: daemons, giveUp: Date().addingTimeInterval(240))
     // The killer: kill -9 the daemon that owns a printer (alternating), then start it again.
     var kills = 0
     var takeovers: [TimeInterval] = []
     let name = PostgresCluster.databaseName(database)
-    while group.wait(timeout: .now() + .milliseconds(1500)) == .timedOut, kills < 6 {
+    while group.wait(timeout: .now() + .milliseconds(1000)) == .timedOut, kills < 6 {
       let printer = kills % 2 == 0 ? "archive" : "counter"
       let owner =
         (try? cluster.psql("SELECT owner FROM printer_owner WHERE printer = '\(printer)'", database: name)) ?? ""

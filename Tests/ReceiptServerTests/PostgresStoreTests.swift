@@ -42,7 +42,8 @@ import Testing
     // finds the job A had in hand, back at the head, one crash counted.
     try a.owners.withLock { $0["bar"] }.map { ownership in
       try PostgresCluster.shared().psql(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE '%owns bar'",
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+          + "WHERE datname = current_database() AND application_name LIKE 'receipt owns bar (%'",
         database: url.database)
       _ = ownership
     }

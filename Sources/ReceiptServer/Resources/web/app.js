@@ -469,7 +469,9 @@ function upsertPrinter(printer) {
   row.dataset.state = printer.state;
   const state = document.createElement('td');
   state.append(stateBadge(printer.state));
-  row.append(cell(printer.name), state, cell(printer.reasons.join(', ')), cell(String(printer.queued)),
+  // With a PostgreSQL queue shared by several daemons, which one drives the printer.
+  const notes = printer.owner ? [...printer.reasons, `driven by ${printer.owner}`] : printer.reasons;
+  row.append(cell(printer.name), state, cell(notes.join(', ')), cell(String(printer.queued)),
              cell(String(printer.printing)));
   const existing = body.querySelector(`tr[data-printer="${CSS.escape(printer.name)}"]`);
   if (existing) existing.replaceWith(row); else body.append(row);

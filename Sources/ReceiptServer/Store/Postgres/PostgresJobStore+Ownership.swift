@@ -21,7 +21,7 @@ extension PostgresJobStore {
       for setting in ["tcp_keepalives_idle = 5", "tcp_keepalives_interval = 2", "tcp_keepalives_count = 5"] {
         try sessions.run(PostgresQuery(unsafeSQL: "SET " + setting), on: session)
       }
-      let name = "receipt: \(instance) owns \(printer)"
+      let name = "receipt owns \(printer) (\(instance))"
       try sessions.run("SELECT set_config('application_name', \(String(name.prefix(60))), false)", on: session)
       let locked = try sessions.run(
         "SELECT pg_try_advisory_lock(\(PostgresSchema.ownerLock), hashtext(\(printer)))", on: session)
