@@ -20,7 +20,7 @@ import Testing
       port: port,
       "POST /v1/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
         + "Content-Length: \(ServerFixture.body(template: template).utf8.count)\r\n\r\n"
-        + ServerFixture.body(template: template))
+        + ServerFixture.body(template: template), timeout: 60)
     guard answer.hasPrefix("HTTP/1.1 202"), let start = answer.range(of: "\"id\":\"") else {
       throw RigError("submit failed: \(answer)")
     }
@@ -35,8 +35,9 @@ import Testing
         let stream = try EventStreamClient(port: port)
         stream.read(timeout: 60) { _ in stream.head.contains("text/event-stream") }
         #expect(stream.head.hasPrefix("HTTP/1.1 200"), "\(stream.head)")
+        // Generous timeouts: in the full suite every test's daemon shares the two pool threads.
         let metrics = try RawConnection.request(
-          port: port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+          port: port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", timeout: 60)
         #expect(metrics.contains("\nreceipt_event_listeners 1\n"), "one listener is counted")
         // Two jobs queued before the printer starts, a third canceled: the feed shows all of it.
         let first = try Self.submit(fixture, port: port)

@@ -24,7 +24,16 @@ import Testing
     return try condition()
   }
 
-  @Test func oneDaemonOwnsAPrinterAndAnotherTakesOverWhenItsSessionDies() throws {
+  @Test func oneDaemonOwnsAPrinterAndAnotherTakesOverWhenItsSessionDies() async throws {
+    try await offPool { try self.ownership() }
+  }
+
+  @Test func workAndChangesArriveThroughNotificationsFromOtherDaemons() async throws {
+    try await offPool { try self.notifications() }
+  }
+
+  /// Waits on a thread of its own (``offPool``), not on the concurrency pool.
+  func ownership() throws {
     let url = try PostgresURL(PostgresCluster.shared().createDatabase())
     let a = try PostgresJobStore(url: url)
     let b = try PostgresJobStore(url: url)
@@ -98,7 +107,7 @@ import Testing
     #expect(printed == all.map(\.sequence).sorted())
   }
 
-  @Test func workAndChangesArriveThroughNotificationsFromOtherDaemons() throws {
+  func notifications() throws {
     let url = try PostgresURL(PostgresCluster.shared().createDatabase())
     let listening = try PostgresJobStore(url: url)
     let other = try PostgresJobStore(url: url)
