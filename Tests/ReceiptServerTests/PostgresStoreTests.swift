@@ -78,6 +78,17 @@ import Testing
     let c = try PostgresJobStore(url: url)
     let handed = try #require(try c.own(printer: "bar", maxCrashes: 3, now: Date()))
     #expect(handed.map(\.id) == [jobs[1].id] && handed.first?.crashes == 0)
+
+    // C's own session breaks (PostgreSQL restarted) mid-print: C takes its printer back, the
+    // job goes back to the head to be checked, and that is no crash of the job.
+    let inHand = try #require(try c.claimNext(printer: "bar", now: Date()))
+    try PostgresCluster.shared().psql(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        + "WHERE datname = current_database() AND application_name LIKE 'receipt owns bar (%'",
+      database: url.database)
+    #expect(eventually { !c.owns(printer: "bar") })
+    let back = try #require(try c.own(printer: "bar", maxCrashes: 3, now: Date()))
+    #expect(back.map(\.id) == [inHand.id] && back.first?.crashes == 0 && back.first?.state == .queued)
   }
 
   @Test func idempotencyKeysAreUniqueAcrossDaemonsAndOrderIsCommitOrder() async throws {

@@ -46,10 +46,11 @@ extension PostgresJobStore {
   ) {
     try sessions.run("BEGIN", on: session)
     let previous = try sessions.run(
-      "SELECT epoch, clean FROM printer_owner WHERE printer = \(printer) FOR UPDATE", on: session
-    ).first.map { try $0.decode((Int64, Bool).self) }
+      "SELECT epoch, clean, owner FROM printer_owner WHERE printer = \(printer) FOR UPDATE", on: session
+    ).first.map { try $0.decode((Int64, Bool, String).self) }
     let epoch = (previous?.0 ?? 0) + 1
-    let clean = previous?.1 ?? true
+    // This daemon taking its own printer back (its session broke: PostgreSQL restarted) is no crash.
+    let clean = previous.map { $0.1 || $0.2 == instance } ?? true
     try sessions.run(
       """
       INSERT INTO printer_owner (printer, epoch, owner, clean, since) VALUES (\(printer), \(epoch), \(instance), false, \(now))
