@@ -4,6 +4,8 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 OUT ?= out
 # Release builds link the Swift runtime and Foundation statically: half the process start-up.
 RELEASE := swift build -c release -Xswiftc -static-stdlib
+# `receipt` (one-shot commands) and `receipt-daemon` (what `receipt serve` and `receipt design` run).
+RELEASE_BOTH := $(RELEASE) --product receipt && $(RELEASE) --product receipt-daemon
 
 .PHONY: demo test setup setup-test build lint format release install bench benchmark side-by-side bench-daemon bench-postgres callgrind \
 	fuzz sanitize soak screenshots
@@ -21,7 +23,7 @@ demo: setup
 ## Set up (with test tools), check formatting, build the shipped binary (the end-to-end tests
 ## run it) and the tests, and run every test.
 test: setup-test lint
-	$(RELEASE) --product receipt
+	$(RELEASE_BOTH)
 	swift build --build-tests
 	@scripts/run-tests.sh
 
@@ -38,18 +40,19 @@ format:
 	swift format format --in-place --recursive Sources Tests Benchmarks Fuzz Package.swift
 
 release:
-	$(RELEASE) --product receipt
+	$(RELEASE_BOTH)
 
 ## Installs the binary and the templates (PREFIX=/usr/local); see dist/ for the daemon's unit.
 PREFIX ?= /usr/local
 install: setup release
 	install -D -m 755 .build/release/receipt $(DESTDIR)$(PREFIX)/bin/receipt
+	install -D -m 755 .build/release/receipt-daemon $(DESTDIR)$(PREFIX)/bin/receipt-daemon
 	mkdir -p $(DESTDIR)$(PREFIX)/share/receipt
 	cp -R Templates $(DESTDIR)$(PREFIX)/share/receipt/
 
 ## The web app's screenshots in the README (docs/screenshots/), taken by the browser test.
 screenshots: setup-test
-	$(RELEASE) --product receipt
+	$(RELEASE_BOTH)
 	swift build --build-tests
 	mkdir -p docs/screenshots
 	RECEIPT_SCREENSHOTS=$(abspath docs/screenshots) swift test --skip-build --disable-xctest --filter BrowserTests

@@ -17,6 +17,7 @@ let package = Package(
   platforms: [.macOS(.v14)],
   products: [
     .executable(name: "receipt", targets: ["receipt"]),
+    .executable(name: "receipt-daemon", targets: ["receipt-daemon"]),
     .library(name: "ReceiptKit", targets: ["ReceiptKit"]),
   ],
   dependencies: [
@@ -94,9 +95,24 @@ let package = Package(
         .embedInCode("Resources/web/favicon.svg"),
       ], swiftSettings: strictImports
     ),
+    // The command line: `receipt` runs the one-shot commands and loads no daemon library;
+    // `receipt serve` and `receipt design` become `receipt-daemon` (ReceiptCommandLine/DaemonLauncher).
+    .target(
+      name: "ReceiptCommandLine",
+      dependencies: ["ReceiptKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
     .executableTarget(
       name: "receipt",
-      dependencies: ["ReceiptKit", "ReceiptServer", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+      dependencies: [
+        "ReceiptKit", "ReceiptCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
+    ),
+    .executableTarget(
+      name: "receipt-daemon",
+      dependencies: [
+        "ReceiptKit", "ReceiptServer", "ReceiptCommandLine",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]
     ),
 
     .executableTarget(

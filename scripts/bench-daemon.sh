@@ -9,7 +9,7 @@ connections=${2:-16}
 command -v wrk >/dev/null && command -v sqlite3 >/dev/null ||
   { apt-get update -qq && apt-get install -y -qq wrk sqlite3 >/dev/null; }
 binary=${RECEIPT_BINARY:-.build/release/receipt}
-[[ -x "$binary" ]] || swift build -c release -Xswiftc -static-stdlib --product receipt
+[[ -x "$binary" && -x "$(dirname "$binary")/receipt-daemon" ]] || make release
 work=$(mktemp -d /tmp/receipt-bench-XXXXXX)
 trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 port=$((20000 + RANDOM % 20000))

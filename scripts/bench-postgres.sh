@@ -11,7 +11,7 @@ command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk 
 [[ -d /usr/lib/postgresql ]] || { apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
 bin=$(ls -d /usr/lib/postgresql/*/bin | sort | tail -1)
 binary=${RECEIPT_BINARY:-.build/release/receipt}
-[[ -x "$binary" ]] || swift build -c release -Xswiftc -static-stdlib --product receipt
+[[ -x "$binary" && -x "$(dirname "$binary")/receipt-daemon" ]] || make release
 work=$(mktemp -d /tmp/receipt-bench-pg-XXXXXX)
 chmod 755 "$work"
 pids=()

@@ -32,6 +32,8 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
   /// The receipt was sent but the printer did not confirm it printed (no answer in time, or the
   /// connection was lost): whether it printed is unknown.
   case notConfirmed(String)
+  /// A library printing needs is missing or cannot be loaded (libcups).
+  case libraryMissing(String)
 
   public var description: String {
     switch self {
@@ -51,7 +53,7 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
     case .jobFailed(let id, let state, let reason):
       return "job \(id) \(state): \(reason)"
     case .socket(let message), .encoding(let message), .output(let message), .badModel(let message),
-      .interrupted(let message), .notConfirmed(let message):
+      .interrupted(let message), .notConfirmed(let message), .libraryMissing(let message):
       return message
     case .badAddress(let address):
       return

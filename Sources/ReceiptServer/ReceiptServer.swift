@@ -47,14 +47,14 @@ public final class ReceiptServer: @unchecked Sendable {
     self.logger = logger
     connections = ConnectionRegistry(maxConnections: configuration.maxConnections)
     do {
-      if PostgresURL.isPostgres(configuration.database) {
+      if ReceiptSettings.isDatabaseURL(configuration.database) {
         store = try PostgresJobStore(url: PostgresURL(configuration.database), logger: logger)
       } else {
         store = try SQLiteJobStore(path: configuration.database)
       }
     } catch let error as StoreUnavailable {
       let check =
-        PostgresURL.isPostgres(configuration.database)
+        ReceiptSettings.isDatabaseURL(configuration.database)
         ? "check that PostgreSQL runs and --db names a database this user may use"
         : "check --db and the directory's permissions and free space"
       throw ReceiptError(.unavailable, "\(error); \(check)")

@@ -1,6 +1,6 @@
 import Foundation
 import ReceiptKit
-import ReceiptServer
+import ReceiptCommandLine
 
 extension Print {
   /// `--routes FILE`: every ticket the file's routes make of the order, each on its route's
@@ -8,7 +8,7 @@ extension Print {
   /// `templates` and `cupsServer` are used). A ticket that cannot print is reported and the
   /// others still print; the exit code is then the first failure's.
   func printTickets(routesFile: String) throws {
-    let settings = try ReceiptServer.Configuration.Settings(file: URL(fileURLWithPath: routesFile))
+    let settings = try ReceiptSettings(file: URL(fileURLWithPath: routesFile))
     let routes = settings.routes ?? []
     guard !routes.isEmpty else { throw ReceiptError(.data, "\(routesFile) has no \"routes\"; see the README") }
     var choice = template

@@ -1,9 +1,12 @@
 import ArgumentParser
 import Foundation
+import ReceiptCommandLine
 import ReceiptKit
 
 @main
 struct Receipt: AsyncParsableCommand {
+  static func main() async { await runAsReceipt() }
+
   static let configuration = CommandConfiguration(
     commandName: "receipt",
     abstract: "Lay out receipts exactly and render them on continuous roll paper.",
@@ -96,101 +99,5 @@ struct PageOptions: ParsableArguments {
   func explicitPageSetup() throws -> PageSetup? {
     let flags = CommandLine.arguments.map { String($0.split(separator: "=").first ?? "") }
     return flags.contains(where: ["--paper", "--dpi", "--margin"].contains) ? try pageSetup() : nil
-  }
-}
-
-/// Reads a file, or standard input for "-", with the order size limit.
-func readInput(_ path: String) throws -> Data {
-  let data: Data
-  if path == "-" {
-    data = FileHandle.standardInput.readDataToEndOfFile()
-  } else {
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      throw ReceiptError(.input, "cannot read \(path): no such file or not readable")
-    }
-  }
-  guard data.count <= JSONValue.maxBytes else {
-    throw ReceiptError(.data, "\(path) is \(data.count) bytes; order data is limited to \(JSONValue.maxBytes)")
-  }
-  return data
-}
-
-/// Which template binds order JSON.
-struct TemplateChoice: ParsableArguments {
-  @Option(
-    help:
-      "Template: a name in the templates directory, or a file path (tpl/shop.xml: its directory is the templates directory)."
-  )
-  var template: String = "receipt"
-
-  @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
-  var templates: String?
-
-  @Option(
-    help: "Locale for strings and number/date formats, e.g. de_DE or ja_JP (default: the order's, then the template's)."
-  )
-  var locale: String?
-
-  @Flag(help: "Missing data is an error (default: printed empty, with a warning).")
-  var strict = false
-
-  /// A template given as a path (`tpl/shop.xml`, `./shop`): it has a `/` or ends in `.xml`.
-  var isPath: Bool { template.contains("/") || template.hasSuffix(".xml") }
-
-  /// The template's name in its directory.
-  func name() throws -> String {
-    try checkLocale()
-    guard isPath else { return template }
-    let url = URL(fileURLWithPath: template)
-    return url.pathExtension == "xml" ? url.deletingPathExtension().lastPathComponent : url.lastPathComponent
-  }
-
-  /// An unknown `--locale` is a usage error, not a silent fallback to unlocalised formats.
-  func checkLocale() throws {
-    guard let locale else { return }
-    guard TemplateLocale.isKnown(locale) else {
-      throw ValidationError("unknown --locale '\(locale)': give a language and region such as de_DE, ja_JP or ar_SA")
-    }
-  }
-
-  func directory() throws -> URL {
-    if isPath {
-      let url = URL(fileURLWithPath: template.hasSuffix(".xml") ? template : template + ".xml")
-      guard FileManager.default.fileExists(atPath: url.path) else {
-        throw ReceiptError(.input, "no template file \(url.path)")
-      }
-      return url.deletingLastPathComponent().standardizedFileURL
-    }
-    if let templates { return URL(fileURLWithPath: templates) }
-    if let env = ProcessInfo.processInfo.environment["RECEIPT_TEMPLATES"] { return URL(fileURLWithPath: env) }
-    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-      .deletingLastPathComponent()
-    let candidates = [
-      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Templates"),
-      executable.appendingPathComponent("../../Templates"),  // .build/<config>/receipt in a checkout
-      executable.appendingPathComponent("../share/receipt/Templates"),  // PREFIX/bin/receipt
-    ]
-    for url in candidates
-    where FileManager.default.fileExists(atPath: url.appendingPathComponent("\(template).xml").path) {
-      return url.standardizedFileURL
-    }
-    throw ValidationError(
-      "no templates directory with \(template).xml found; give --templates DIR or set RECEIPT_TEMPLATES")
-  }
-}
-
-/// Runs a command body, turning pipeline errors into one line on stderr and an exit code.
-func reportingErrors(_ body: () throws -> Void) throws {
-  do {
-    try body()
-  } catch let error as ReceiptError {
-    // Warnings found before the error often explain it (a missing value, then a failed check).
-    for warning in (error.underlying as? TemplateError)?.warnings ?? [] {
-      Console.error("receipt: warning: \(warning)")
-    }
-    Console.error("receipt: error: \(error.message)")
-    throw ExitCode(error.stage.exitCode)
   }
 }

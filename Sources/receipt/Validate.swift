@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ReceiptCommandLine
 import ReceiptKit
 
 struct Validate: ParsableCommand {

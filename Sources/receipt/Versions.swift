@@ -1,4 +1,5 @@
 import ArgumentParser
+import ReceiptCommandLine
 import ReceiptKit
 
 struct Versions: ParsableCommand {

@@ -14,6 +14,24 @@ import Testing
     #expect(binary.hasSuffix("release/receipt") || ProcessInfo.processInfo.environment["RECEIPT_BINARY"] != nil)
     let libraries = try Tool.run("ldd", [binary]).stdout
     #expect(!libraries.contains("libswiftCore") && !libraries.contains("libFoundation"), "static stdlib: \(libraries)")
+    // The one-shot commands' binary links neither libcups (opened when printing needs it) nor
+    // the daemon's SQLite; the daemon beside it is shipped the same way.
+    #expect(!libraries.contains("libcups") && !libraries.contains("libsqlite3"), "\(libraries)")
+    let daemon = URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("receipt-daemon").path
+    let daemonLibraries = try Tool.run("ldd", [daemon]).stdout
+    #expect(daemonLibraries.contains("libsqlite3") && !daemonLibraries.contains("libswiftCore"), "\(daemonLibraries)")
+  }
+
+  /// `receipt serve` runs `receipt-daemon` from beside it; without it, one line says what to
+  /// install, with exit 69 (unavailable), before anything starts.
+  @Test func serveWithoutTheDaemonBinarySaysWhatToInstall() throws {
+    let directory = try Tool.temporaryDirectory()
+    let lonely = directory.appendingPathComponent("receipt")
+    try FileManager.default.copyItem(atPath: try Tool.shippedBinary(), toPath: lonely.path)
+    let result = try Tool.run(lonely.path, ["serve", "--printer", "a=dir:\(directory.path)", "--port", "0"])
+    #expect(result.status == 69, "\(result.stderr)")
+    #expect(result.stderr.contains("receipt-daemon, which is not installed beside receipt"), "\(result.stderr)")
+    #expect(!result.stdout.contains("http://"), "nothing listened: \(result.stdout)")
   }
 
   @Test func helpListsTheCommands() throws {
@@ -32,6 +50,27 @@ import Testing
     #expect(open.status == 65 && open.stderr.contains("needs a bearer token"), "\(open.stderr)")
     let target = try Tool.run(receipt, ["serve", "--printer", "a=lpt1"])
     #expect(target.status == 65 && target.stderr.contains("NAME=cups:QUEUE"), "\(target.stderr)")
+  }
+
+  /// A one-shot render pays only for what it uses: libcups (and the thirty libraries it brings)
+  /// is opened only by the formats and commands that need it.
+  @Test func aRenderToPDFDoesNotLoadLibcupsButAPWGRenderDoes() throws {
+    let dir = try Tool.temporaryDirectory()
+    let input = dir.appendingPathComponent("note.txt")
+    try "Corner Café\n2 × Espresso 5.00\n".write(to: input, atomically: true, encoding: .utf8)
+    let pdf = try Tool.run(
+      receipt, ["render", input.path, "-o", dir.appendingPathComponent("r.pdf").path],
+      environment: ["LD_DEBUG": "files"])
+    #expect(pdf.status == 0, "\(pdf.stderr)")
+    #expect(pdf.stderr.contains("file=libcairo.so.2"), "LD_DEBUG shows the libraries loaded")
+    for library in ["libcups.so", "libgnutls", "libkrb5", "libavahi", "libsqlite3"] {
+      #expect(!pdf.stderr.contains("file=\(library)"), "a PDF render loaded \(library)")
+    }
+    let pwg = try Tool.run(
+      receipt, ["render", input.path, "-o", dir.appendingPathComponent("r.pwg").path],
+      environment: ["LD_DEBUG": "files"])
+    #expect(pwg.status == 0, "\(pwg.stderr)")
+    #expect(pwg.stderr.contains("file=libcups.so.2 [0];  dynamically loaded by"), "the PWG writer opens libcups")
   }
 
   @Test func renderWritesAPdfAndSaysWhere() throws {

@@ -6,13 +6,13 @@ extension CUPSClient {
   /// (cupsGetJobs2, all jobs): how the daemon finds a job it sent before a crash or a retry.
   public func jobs(named name: String, queue: String) throws -> [JobStatus] {
     var jobs: UnsafeMutablePointer<cups_job_t>?
-    let count = cupsGetJobs2(nil, &jobs, queue, 0, CUPS_WHICHJOBS_ALL)
-    defer { cupsFreeJobs(count, jobs) }
+    let count = LibCUPS.cupsGetJobs2(nil, &jobs, queue, 0, CUPS_WHICHJOBS_ALL)
+    defer { LibCUPS.cupsFreeJobs(count, jobs) }
     guard count >= 0 else {
-      if cupsLastError() == IPP_STATUS_ERROR_NOT_FOUND {
+      if LibCUPS.cupsLastError() == IPP_STATUS_ERROR_NOT_FOUND {
         throw PrintError.unknownPrinter(queue, known: (try? queues().map(\.name)) ?? [])
       }
-      throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
+      throw PrintError.serverUnavailable(server: server, reason: LibCUPS.lastErrorMessage)
     }
     return (0..<Int(count)).compactMap { i -> JobStatus? in
       let job = jobs![i]
@@ -23,8 +23,8 @@ extension CUPSClient {
 
   /// Cancels a job (the daemon cancels a job whose document never arrived before sending again).
   public func cancel(job id: Int, on queue: String) throws {
-    guard cupsCancelJob2(nil, queue, Int32(id), 0) == IPP_STATUS_OK else {
-      throw PrintError.rejected("cannot cancel job \(id): \(String(cString: cupsLastErrorString()))")
+    guard LibCUPS.cupsCancelJob2(nil, queue, Int32(id), 0) == IPP_STATUS_OK else {
+      throw PrintError.rejected("cannot cancel job \(id): \(LibCUPS.lastErrorMessage)")
     }
   }
 

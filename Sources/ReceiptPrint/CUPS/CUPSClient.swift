@@ -7,24 +7,24 @@ public import Foundation
 public struct CUPSClient: Sendable {
   /// Uses `server` ("host:port" or a socket path) instead of the default (CUPS_SERVER, client.conf).
   public init(server: String? = nil) {
-    if let server { cupsSetServer(server) }
+    if let server { LibCUPS.cupsSetServer(server) }
   }
 
   /// The server libcups talks to, with its port ("localhost:631"; a socket path as it is).
   public var server: String {
-    let host = String(cString: cupsServer())
-    return host.hasPrefix("/") ? host : "\(host):\(ippPort())"
+    let host = String(cString: LibCUPS.cupsServer()!)
+    return host.hasPrefix("/") ? host : "\(host):\(LibCUPS.ippPort())"
   }
 
   /// Every queue, with state and capabilities.
   public func queues() throws -> [PrinterQueue] {
     var dests: UnsafeMutablePointer<cups_dest_t>?
-    let count = cupsGetDests2(nil, &dests)
-    defer { cupsFreeDests(count, dests) }
+    let count = LibCUPS.cupsGetDests2(nil, &dests)
+    defer { LibCUPS.cupsFreeDests(count, dests) }
     // cupsd answered but has no queues: libcups reports "No destinations added" (not found).
-    if count == 0, cupsLastError() == IPP_STATUS_ERROR_NOT_FOUND { return [] }
-    if count == 0, cupsLastError().rawValue >= IPP_STATUS_ERROR_BAD_REQUEST.rawValue {
-      throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
+    if count == 0, LibCUPS.cupsLastError() == IPP_STATUS_ERROR_NOT_FOUND { return [] }
+    if count == 0, LibCUPS.cupsLastError().rawValue >= IPP_STATUS_ERROR_BAD_REQUEST.rawValue {
+      throw PrintError.serverUnavailable(server: server, reason: LibCUPS.lastErrorMessage)
     }
     var names: [(String, Bool)] = []
     for i in 0..<Int(count) {
@@ -38,7 +38,7 @@ public struct CUPSClient: Sendable {
   /// of a waiting job); all queues are listed only to name them when it does not exist.
   public func queue(named name: String) throws -> PrinterQueue {
     do {
-      let isDefault = cupsGetDefault2(nil).map { String(cString: $0) == name } ?? false
+      let isDefault = LibCUPS.cupsGetDefault2(nil).map { String(cString: $0) == name } ?? false
       return try queue(name, isDefault: isDefault)
     } catch PrintError.unknownPrinter {
       throw PrintError.unknownPrinter(name, known: (try? queues().map(\.name)) ?? [])
@@ -54,25 +54,25 @@ public struct CUPSClient: Sendable {
   private func printerURI(_ name: String) -> String { "ipp://localhost/printers/\(name)" }
 
   private func queue(_ name: String, isDefault: Bool) throws -> PrinterQueue {
-    let request = ippNewRequest(IPP_OP_GET_PRINTER_ATTRIBUTES)
-    ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI(name))
+    let request = LibCUPS.ippNewRequest(IPP_OP_GET_PRINTER_ATTRIBUTES)
+    LibCUPS.ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI(name))
     let wanted = [
       "printer-state", "printer-state-reasons", "printer-state-message", "printer-is-accepting-jobs",
       "printer-make-and-model", "device-uri", "document-format-supported", "pwg-raster-document-resolution-supported",
       "printer-resolution-supported", "media-supported",
     ]
     withCStrings(wanted) {
-      ippAddStrings(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(wanted.count), nil, $0)
+      LibCUPS.ippAddStrings(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(wanted.count), nil, $0)
     }
-    guard let response = cupsDoRequest(nil, request, "/") else {
-      throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
+    guard let response = LibCUPS.cupsDoRequest(nil, request, "/") else {
+      throw PrintError.serverUnavailable(server: server, reason: LibCUPS.lastErrorMessage)
     }
-    defer { ippDelete(response) }
+    defer { LibCUPS.ippDelete(response) }
     // An error answer carries no printer-state: say so instead of defaulting to idle.
-    let status = ippGetStatusCode(response)
+    let status = LibCUPS.ippGetStatusCode(response)
     if status.rawValue >= IPP_STATUS_ERROR_BAD_REQUEST.rawValue {
       if status == IPP_STATUS_ERROR_NOT_FOUND { throw PrintError.unknownPrinter(name, known: []) }
-      throw PrintError.serverUnavailable(server: server, reason: String(cString: ippErrorString(status)))
+      throw PrintError.serverUnavailable(server: server, reason: String(cString: LibCUPS.ippErrorString(status)!))
     }
     let formats = strings(response, "document-format-supported")
     var resolutions = self.resolutions(response, "pwg-raster-document-resolution-supported")
@@ -93,7 +93,7 @@ public struct CUPSClient: Sendable {
   private func path(ofQueue name: String, formats: [String]) -> PrintPath {
     var buffer = [CChar](repeating: 0, count: 1024)
     var modified: time_t = 0
-    let status = cupsGetPPD3(nil, name, &modified, &buffer, buffer.count)
+    let status = LibCUPS.cupsGetPPD3(nil, name, &modified, &buffer, buffer.count)
     guard status == HTTP_STATUS_OK else { return .escpos }  // no PPD: a raw queue
     let file = String(cString: buffer)
     defer { unlink(file) }
@@ -116,35 +116,35 @@ public struct CUPSClient: Sendable {
     var numOptions: Int32 = 0
     var cupsOptions: UnsafeMutablePointer<cups_option_t>?
     for (key, value) in options.sorted(by: { $0.key < $1.key }) {
-      numOptions = cupsAddOption(key, value, numOptions, &cupsOptions)
+      numOptions = LibCUPS.cupsAddOption(key, value, numOptions, &cupsOptions)
     }
-    defer { cupsFreeOptions(numOptions, cupsOptions) }
-    let id = cupsCreateJob(nil, queue.name, jobName, numOptions, cupsOptions)
-    guard id > 0 else { throw PrintError.rejected(String(cString: cupsLastErrorString())) }
-    guard cupsStartDocument(nil, queue.name, id, jobName, format, 1) == HTTP_STATUS_CONTINUE else {
-      throw PrintError.rejected(String(cString: cupsLastErrorString()))
+    defer { LibCUPS.cupsFreeOptions(numOptions, cupsOptions) }
+    let id = LibCUPS.cupsCreateJob(nil, queue.name, jobName, numOptions, cupsOptions)
+    guard id > 0 else { throw PrintError.rejected(LibCUPS.lastErrorMessage) }
+    guard LibCUPS.cupsStartDocument(nil, queue.name, id, jobName, format, 1) == HTTP_STATUS_CONTINUE else {
+      throw PrintError.rejected(LibCUPS.lastErrorMessage)
     }
     let status = document.withUnsafeBytes { bytes in
-      cupsWriteRequestData(nil, bytes.bindMemory(to: CChar.self).baseAddress, bytes.count)
+      LibCUPS.cupsWriteRequestData(nil, bytes.bindMemory(to: CChar.self).baseAddress, bytes.count)
     }
     guard status == HTTP_STATUS_CONTINUE else {
       throw PrintError.rejected("sending the document failed (HTTP \(status.rawValue))")
     }
-    guard cupsFinishDocument(nil, queue.name).rawValue < IPP_STATUS_REDIRECTION_OTHER_SITE.rawValue else {
-      throw PrintError.rejected(String(cString: cupsLastErrorString()))
+    guard LibCUPS.cupsFinishDocument(nil, queue.name).rawValue < IPP_STATUS_REDIRECTION_OTHER_SITE.rawValue else {
+      throw PrintError.rejected(LibCUPS.lastErrorMessage)
     }
     return Int(id)
   }
 
   /// The job's current state and reasons.
   public func status(ofJob id: Int, on queue: String) throws -> JobStatus {
-    let request = ippNewRequest(IPP_OP_GET_JOB_ATTRIBUTES)
-    ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI(queue))
-    ippAddInteger(request, IPP_TAG_OPERATION, IPP_TAG_INTEGER, "job-id", Int32(id))
-    guard let response = cupsDoRequest(nil, request, "/") else {
-      throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
+    let request = LibCUPS.ippNewRequest(IPP_OP_GET_JOB_ATTRIBUTES)
+    LibCUPS.ippAddString(request, IPP_TAG_OPERATION, IPP_TAG_URI, "printer-uri", nil, printerURI(queue))
+    LibCUPS.ippAddInteger(request, IPP_TAG_OPERATION, IPP_TAG_INTEGER, "job-id", Int32(id))
+    guard let response = LibCUPS.cupsDoRequest(nil, request, "/") else {
+      throw PrintError.serverUnavailable(server: server, reason: LibCUPS.lastErrorMessage)
     }
-    defer { ippDelete(response) }
+    defer { LibCUPS.ippDelete(response) }
     return JobStatus(
       id: id, state: JobState(ipp: integer(response, "job-state") ?? 0),
       reasons: strings(response, "job-state-reasons").filter { $0 != "none" },
@@ -177,22 +177,22 @@ public struct CUPSClient: Sendable {
   // MARK: - IPP attribute helpers
 
   private func strings(_ response: OpaquePointer, _ name: String) -> [String] {
-    guard let attr = ippFindAttribute(response, name, IPP_TAG_ZERO) else { return [] }
-    return (0..<ippGetCount(attr)).compactMap { ippGetString(attr, $0, nil).map { String(cString: $0) } }
+    guard let attr = LibCUPS.ippFindAttribute(response, name, IPP_TAG_ZERO) else { return [] }
+    return (0..<LibCUPS.ippGetCount(attr)).compactMap { LibCUPS.ippGetString(attr, $0, nil).map { String(cString: $0) } }
   }
 
   private func integer(_ response: OpaquePointer, _ name: String) -> Int? {
-    guard let attr = ippFindAttribute(response, name, IPP_TAG_ZERO) else { return nil }
-    if ippGetValueTag(attr) == IPP_TAG_BOOLEAN { return Int(ippGetBoolean(attr, 0)) }
-    return Int(ippGetInteger(attr, 0))
+    guard let attr = LibCUPS.ippFindAttribute(response, name, IPP_TAG_ZERO) else { return nil }
+    if LibCUPS.ippGetValueTag(attr) == IPP_TAG_BOOLEAN { return Int(LibCUPS.ippGetBoolean(attr, 0)) }
+    return Int(LibCUPS.ippGetInteger(attr, 0))
   }
 
   private func resolutions(_ response: OpaquePointer, _ name: String) -> [Int] {
-    guard let attr = ippFindAttribute(response, name, IPP_TAG_RESOLUTION) else { return [] }
-    return (0..<ippGetCount(attr)).map { i in
+    guard let attr = LibCUPS.ippFindAttribute(response, name, IPP_TAG_RESOLUTION) else { return [] }
+    return (0..<LibCUPS.ippGetCount(attr)).map { i in
       var y: Int32 = 0
       var units = IPP_RES_PER_INCH
-      let x = ippGetResolution(attr, i, &y, &units)
+      let x = LibCUPS.ippGetResolution(attr, i, &y, &units)
       return units == IPP_RES_PER_CM ? Int((Double(x) * 2.54).rounded()) : Int(x)
     }
   }

@@ -87,12 +87,13 @@ extension CUPSClient {
   /// What CUPS' backends find within `timeout` seconds (`cupsGetDevices`), local queues' own
   /// devices included; each with the model guessed from its device id.
   public func devices(timeout: Int, models: [PrinterModel]) throws -> [DiscoveredDevice] {
+    try LibCUPS.load()
     final class Found {
       var devices: [DiscoveredDevice] = []
     }
     let found = Found()
     let status = withExtendedLifetime(found) {
-      cupsGetDevices(
+      LibCUPS.cupsGetDevices(
         nil, Int32(timeout), nil, nil,
         { deviceClass, deviceID, info, makeAndModel, uri, location, context in
           func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
@@ -104,7 +105,7 @@ extension CUPSClient {
         }, Unmanaged.passUnretained(found).toOpaque())
     }
     guard status == IPP_STATUS_OK || status == IPP_STATUS_OK_IGNORED_OR_SUBSTITUTED else {
-      throw PrintError.serverUnavailable(server: server, reason: String(cString: cupsLastErrorString()))
+      throw PrintError.serverUnavailable(server: server, reason: LibCUPS.lastErrorMessage)
     }
     return found.devices.map { device in
       var device = device

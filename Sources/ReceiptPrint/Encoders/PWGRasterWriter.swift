@@ -27,8 +27,9 @@ public struct PWGRasterWriter: Sendable {
 
   /// Encodes pages of one receipt.
   public func encode(_ pages: [RasterImage], setup: PageSetup) throws -> Data {
+    try LibCUPS.load()
     let sink = ByteSink()
-    let raster = cupsRasterOpenIO(
+    let raster = LibCUPS.cupsRasterOpenIO(
       { context, buffer, length in
         guard let context, let buffer else { return -1 }
         Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().data.append(buffer, count: length)
@@ -38,10 +39,10 @@ public struct PWGRasterWriter: Sendable {
     do {
       try write(pages, to: raster, setup: setup)
     } catch {
-      cupsRasterClose(raster)
+      LibCUPS.cupsRasterClose(raster)
       throw error
     }
-    cupsRasterClose(raster)  // flushes the stream into the sink
+    LibCUPS.cupsRasterClose(raster)  // flushes the stream into the sink
     return withExtendedLifetime(sink) { sink.data }
   }
 
@@ -50,13 +51,13 @@ public struct PWGRasterWriter: Sendable {
     let width = Int32((setup.paper.width.millimetres * 100).rounded())
     for page in pages {
       let length = Int32(Self.mediaLength(dots: page.height, dpi: dpi))
-      guard let media = pwgMediaForSize(width, length) else {
+      guard let media = LibCUPS.pwgMediaForSize(width, length) else {
         throw PrintError.encoding("libcups has no media for \(width)×\(length) (1/100 mm)")
       }
       var header = cups_page_header2_t()
       let type = page.bitsPerPixel == 1 ? "black_1" : "sgray_8"
-      guard cupsRasterInitPWGHeader(&header, media, type, Int32(dpi), Int32(dpi), "one-sided", nil) != 0 else {
-        throw PrintError.encoding("libcups rejected the raster header: \(String(cString: cupsLastErrorString()))")
+      guard LibCUPS.cupsRasterInitPWGHeader(&header, media, type, Int32(dpi), Int32(dpi), "one-sided", nil) != 0 else {
+        throw PrintError.encoding("libcups rejected the raster header: \(LibCUPS.lastErrorMessage)")
       }
       guard Int(header.cupsWidth) == page.width, Int(header.cupsHeight) == page.height else {
         throw PrintError.encoding(
@@ -65,12 +66,12 @@ public struct PWGRasterWriter: Sendable {
       header.cupsInteger.0 = UInt32(pages.count)  // PWG TotalPageCount
       header.cupsInteger.1 = 1  // CrossFeedTransform
       header.cupsInteger.2 = 1  // FeedTransform
-      guard cupsRasterWriteHeader2(raster, &header) != 0 else {
+      guard LibCUPS.cupsRasterWriteHeader2(raster, &header) != 0 else {
         throw PrintError.encoding("libcups cannot write a header")
       }
       // libcups takes a non-const pointer but only reads the pixels: no copy of the page.
       let written = page.data.withUnsafeBufferPointer {
-        cupsRasterWritePixels(raster, UnsafeMutablePointer(mutating: $0.baseAddress), UInt32($0.count))
+        LibCUPS.cupsRasterWritePixels(raster, UnsafeMutablePointer(mutating: $0.baseAddress), UInt32($0.count))
       }
       guard written == UInt32(page.data.count) else {
         throw PrintError.encoding("libcups wrote \(written) of \(page.data.count) bytes")

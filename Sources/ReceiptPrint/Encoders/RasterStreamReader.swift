@@ -29,26 +29,27 @@ package enum RasterStreamReader {
 
   /// Reads every page of a raster stream.
   package static func read(_ data: Data) throws -> [(header: Header, image: RasterImage)] {
+    try LibCUPS.load()
     let source = ByteReader(data)
     guard
-      let raster = cupsRasterOpenIO(
+      let raster = LibCUPS.cupsRasterOpenIO(
         { context, buffer, length in
           guard let context, let buffer else { return -1 }
           return Unmanaged<ByteReader>.fromOpaque(context).takeUnretainedValue().readAvailable(
             into: buffer, count: length)
         }, Unmanaged.passUnretained(source).toOpaque(), CUPS_RASTER_READ)
     else { throw PrintError.encoding("libcups cannot open the raster stream") }
-    defer { cupsRasterClose(raster) }
+    defer { LibCUPS.cupsRasterClose(raster) }
     var pages: [(Header, RasterImage)] = []
     var h = cups_page_header2_t()
-    while cupsRasterReadHeader2(raster, &h) != 0 {
+    while LibCUPS.cupsRasterReadHeader2(raster, &h) != 0 {
       let header = Header(
         width: Int(h.cupsWidth), height: Int(h.cupsHeight), bitsPerPixel: Int(h.cupsBitsPerPixel),
         bytesPerLine: Int(h.cupsBytesPerLine), resolution: (Int(h.HWResolution.0), Int(h.HWResolution.1)),
         pageSize: (Int(h.PageSize.0), Int(h.PageSize.1)), totalPageCount: Int(h.cupsInteger.0),
         colorSpace: Int(h.cupsColorSpace.rawValue))
       var bytes = [UInt8](repeating: 0, count: header.bytesPerLine * header.height)
-      let read = bytes.withUnsafeMutableBufferPointer { cupsRasterReadPixels(raster, $0.baseAddress, UInt32($0.count)) }
+      let read = bytes.withUnsafeMutableBufferPointer { LibCUPS.cupsRasterReadPixels(raster, $0.baseAddress, UInt32($0.count)) }
       guard read == UInt32(bytes.count), header.bitsPerPixel == 1 || header.bitsPerPixel == 8 else {
         throw PrintError.encoding("raster page is truncated or not 1/8-bit gray")
       }

@@ -47,7 +47,7 @@ extension ReceiptServer {
     public var archiveDirectory: URL? {
       guard archiveDays > 0 else { return nil }
       if let archive { return archive }
-      if PostgresURL.isPostgres(database) { return URL(fileURLWithPath: "receipt-archive") }
+      if ReceiptSettings.isDatabaseURL(database) { return URL(fileURLWithPath: "receipt-archive") }
       let database = URL(fileURLWithPath: database)
       return database.deletingLastPathComponent().appendingPathComponent(
         database.deletingPathExtension().lastPathComponent + "-archive")

@@ -1,5 +1,4 @@
 public import Foundation
-public import ReceiptKit
 
 /// Where a daemon printer sends its jobs.
 public enum PrinterTarget: Sendable, Equatable {
@@ -62,19 +61,21 @@ public struct PrinterConfig: Sendable, Equatable {
   }
 }
 
-extension PrinterConfig {
-  /// Whether the printer may be sent ESC/POS status requests (`DLE EOT`): CUPS and directory
-  /// printers always (they are asked their own way), raw printers unless their model reports no
-  /// real-time status — a Star printer would take the request for data.
-  var answersStatusRequests: Bool {
-    switch target {
-    case .socket, .device: model.map { $0.status.contains("realtime") } ?? true
-    default: true
-    }
-  }
-}
-
 extension PrinterTarget: CustomStringConvertible {
   /// The target as it is written in configuration (`cups:QUEUE`, `socket://…`, `usb:…`, `dir:PATH`).
   public var description: String { address }
+}
+
+extension PrinterConfig {
+  /// Parses `NAME=TARGET` (a flag or an environment entry).
+  public static func parse(_ spec: String, setting: String) throws -> PrinterConfig {
+    let parts = spec.split(separator: "=", maxSplits: 1).map(String.init)
+    guard parts.count == 2, !parts[0].isEmpty, let target = PrinterTarget(parsing: parts[1]) else {
+      throw ReceiptError(
+        .data,
+        "\(setting) takes NAME=cups:QUEUE, NAME=socket://HOST:PORT, NAME=usb:DEVICE, NAME=serial:DEVICE?baud=N or NAME=dir:PATH, not '\(spec)'"
+      )
+    }
+    return PrinterConfig(name: parts[0], target: target)
+  }
 }

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import ReceiptKit
 
@@ -8,31 +8,31 @@ import ReceiptKit
 
 /// Standard output and error for the CLI, written unbuffered with `write(2)`: every failed write
 /// to stdout (disk full, a closed pipe) is exit 73, never a crash or a silent loss.
-enum Console {
+package enum Console {
   /// A line on standard output.
-  static func out(_ line: String) throws {
+  package static func out(_ line: String) throws {
     try OutputFile.writeStandardOutput(Data((line + "\n").utf8))
   }
 
   /// A value as pretty JSON with sorted keys on standard output (`--json`).
-  static func json(_ value: some Encodable) throws {
+  package static func json(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     try out(String(decoding: try encoder.encode(value), as: UTF8.self))
   }
 
   /// A line on standard error (never fails: a closed stderr loses the message, not the process).
-  static func error(_ line: String) {
+  package static func error(_ line: String) {
     let bytes = Array((line.hasSuffix("\n") ? line : line + "\n").utf8)
     _ = bytes.withUnsafeBytes { Glibc.write(STDERR_FILENO, $0.baseAddress, $0.count) }
   }
 }
 
-extension Receipt {
-  /// Runs the command. Every error is one line `receipt: error: …` on standard error with the
-  /// documented exit code; help and version go to standard output as usual. A closed pipe is a
-  /// write error, not a silent death by SIGPIPE.
-  static func main() async {
+extension AsyncParsableCommand {
+  /// Runs the command tree rooted here (`receipt`, `receipt-daemon`). Every error is one line
+  /// `receipt: error: …` on standard error with the documented exit code; help and version go to
+  /// standard output as usual. A closed pipe is a write error, not a silent death by SIGPIPE.
+  package static func runAsReceipt() async {
     signal(SIGPIPE, SIG_IGN)
     do {
       var command = try parseAsRoot()

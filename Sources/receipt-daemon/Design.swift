@@ -1,41 +1,27 @@
 import ArgumentParser
 import Foundation
+import ReceiptCommandLine
 import ReceiptKit
 import ReceiptServer
 
 struct Design: AsyncParsableCommand {
-  static let configuration = CommandConfiguration(
-    abstract: "Try templates in the browser: the daemon with its designer, a directory printer and a fresh token.",
-    discussion: """
-      Serves the web app (template designer with live preview, and the queue) on loopback and \
-      prints its address with a one-time token; open it in a browser. Templates are read from and \
-      saved to DIR (the previous version of a saved template is kept in DIR/.history). Jobs print \
-      as PDF files into --work DIR/printed; the queue is --work DIR/queue.sqlite. Ctrl-C stops it.
-      Example:
-        receipt design Templates
-      """
-  )
+  static let configuration = DesignOptions.configuration
 
-  @Argument(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
-  var templates: String?
-  @Option(help: "Port to listen on on 127.0.0.1 (0 picks a free one).") var port: Int = 8632
-  @Option(help: "Directory for printed receipts and the queue (default: receipt-design in the temporary directory).")
-  var work: String?
-  @Option(help: "The token the browser must give (default: a new random one).") var token: String?
+  @OptionGroup var options: DesignOptions
 
   func run() async throws {
     try await reportingErrorsAsync {
       var choice = try TemplateChoice.parse([])
-      choice.templates = templates
+      choice.templates = options.templates
       let directory = try choice.directory()
       let workDirectory = URL(
-        fileURLWithPath: work ?? FileManager.default.temporaryDirectory.appendingPathComponent("receipt-design").path)
+        fileURLWithPath: options.work ?? FileManager.default.temporaryDirectory.appendingPathComponent("receipt-design").path)
       let printed = workDirectory.appendingPathComponent("printed")
       try FileManager.default.createDirectory(at: printed, withIntermediateDirectories: true)
-      let token = self.token ?? Self.randomToken()
+      let token = options.token ?? Self.randomToken()
       var settings = ReceiptServer.Configuration.Settings()
       settings.host = "127.0.0.1"
-      settings.port = port
+      settings.port = options.port
       settings.database = workDirectory.appendingPathComponent("queue.sqlite").path
       settings.printers = ["preview": "dir:\(printed.path)"]
       settings.defaultPrinter = "preview"

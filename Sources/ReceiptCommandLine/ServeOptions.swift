@@ -1,0 +1,69 @@
+public import ArgumentParser
+
+/// The options of `receipt serve`, parsed by the `receipt` front (for help and checking) and by
+/// `receipt-daemon`, which runs the daemon.
+package struct ServeOptions: ParsableArguments {
+  /// The command's help.
+  package static let configuration = CommandConfiguration(
+    commandName: "serve",
+    abstract: "Run the print-queue daemon: a durable REST queue that prints each job once, in order.",
+    discussion: """
+      Settings come from --config FILE (JSON; or $RECEIPT_CONFIG), then the environment \
+      (RECEIPT_HOST, RECEIPT_PORT, RECEIPT_DB, RECEIPT_TEMPLATES, RECEIPT_PRINTERS, \
+      RECEIPT_DEFAULT_PRINTER, RECEIPT_TOKENS, RECEIPT_CORS_ORIGINS), then these flags.
+      Listens on 127.0.0.1 unless told otherwise (then a token is required). SIGTERM or SIGINT \
+      stops it gracefully: the HTTP server first, then each printer finishes its job in hand.
+      Example:
+        receipt serve --printer counter=cups:Roll80 --printer kitchen=socket://10.0.0.42:9100 \\
+          --printer archive=dir:/var/lib/receipt/archive --db /var/lib/receipt/queue.sqlite
+      """
+  )
+
+  @Option(help: "A JSON configuration file (see the README).") package var config: String?
+  @Option(help: "Address to listen on (default 127.0.0.1).") package var host: String?
+  @Option(help: "Port to listen on (default 8631; 0 picks a free one).") package var port: Int?
+  @Option(
+    help:
+      "The queue: a SQLite file (default receipt-queue.sqlite), or a PostgreSQL database shared by several daemons (postgres://user@host:port/database)."
+  ) package var db: String?
+  @Option(
+    help:
+      "A printer: NAME=cups:QUEUE, NAME=socket://HOST:PORT, NAME=usb:DEVICE, NAME=serial:DEVICE?baud=N or NAME=dir:PATH (repeatable)."
+  )
+  package var printer: [String] = []
+  @Option(help: "The printer of jobs that name none (default: the first).") package var defaultPrinter: String?
+  @Option(help: "Attempts before a job is dead (default 20).") package var maxAttempts: Int?
+  @Option(help: "A bearer token clients must send (repeatable; required off loopback).") package var token: [String] = []
+  @Option(help: "An origin allowed to call the API from a browser, e.g. https://pos.example.com (repeatable).")
+  package var corsOrigin: [String] = []
+  @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
+  package var templates: String?
+
+  package init() {}
+}
+
+/// The options of `receipt design` (see ``ServeOptions``).
+package struct DesignOptions: ParsableArguments {
+  /// The command's help.
+  package static let configuration = CommandConfiguration(
+    commandName: "design",
+    abstract: "Try templates in the browser: the daemon with its designer, a directory printer and a fresh token.",
+    discussion: """
+      Serves the web app (template designer with live preview, and the queue) on loopback and \
+      prints its address with a one-time token; open it in a browser. Templates are read from and \
+      saved to DIR (the previous version of a saved template is kept in DIR/.history). Jobs print \
+      as PDF files into --work DIR/printed; the queue is --work DIR/queue.sqlite. Ctrl-C stops it.
+      Example:
+        receipt design Templates
+      """
+  )
+
+  @Argument(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
+  package var templates: String?
+  @Option(help: "Port to listen on on 127.0.0.1 (0 picks a free one).") package var port: Int = 8632
+  @Option(help: "Directory for printed receipts and the queue (default: receipt-design in the temporary directory).")
+  package var work: String?
+  @Option(help: "The token the browser must give (default: a new random one).") package var token: String?
+
+  package init() {}
+}
