@@ -33,7 +33,8 @@ package struct ServeOptions: ParsableArguments {
   package var printer: [String] = []
   @Option(help: "The printer of jobs that name none (default: the first).") package var defaultPrinter: String?
   @Option(help: "Attempts before a job is dead (default 20).") package var maxAttempts: Int?
-  @Option(help: "A bearer token clients must send (repeatable; required off loopback).") package var token: [String] = []
+  @Option(help: "A bearer token clients must send (repeatable; required off loopback).") package var token: [String] =
+    []
   @Option(help: "An origin allowed to call the API from a browser, e.g. https://pos.example.com (repeatable).")
   package var corsOrigin: [String] = []
   @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")

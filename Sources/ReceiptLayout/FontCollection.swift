@@ -4,9 +4,13 @@ import ReceiptModel
 /// Finds fonts through fontconfig, opens each file once, and answers per-character fallback.
 ///
 /// Everything is cached: a descriptor's matched chain, fontconfig's sorted fallback list per style,
-/// and the fallback font per scalar (`FcFontMatch` costs ~0.3 ms, `FcFontSort` more).
+/// and the fallback font per scalar (`FcFontMatch` costs ~0.3 ms, `FcFontSort` more). Family
+/// matches are also kept between processes (``FontMatchCache``): fontconfig's configuration is
+/// loaded only when an answer is not known for the current configuration and fonts.
 final class FontCollection {
-  private let config: OpaquePointer
+  /// fontconfig's configuration, loaded on first need.
+  private var loaded: OpaquePointer?
+  private var matchCache: FontMatchCache
   private var open: [FontFace: Font] = [:]
   private var chains: [ChainKey: (fonts: [Font], warning: String?)] = [:]
   /// Why fonts were substituted since the last ``takeWarnings()`` (a family that is not
@@ -27,14 +31,25 @@ final class FontCollection {
     var color: Bool
   }
 
-  init() throws {
+  /// A collection whose family matches are kept in `cacheFile` (default: ``FontMatchCache/defaultPath(environment:)``).
+  init(cacheFile: String? = FontMatchCache.defaultPath()) {
+    matchCache = FontMatchCache(path: cacheFile, fontconfigVersion: FcGetVersion())
+  }
+
+  deinit { if let loaded { FcConfigDestroy(loaded) } }
+
+  /// Whether fontconfig's configuration has been loaded.
+  var hasLoadedFontconfig: Bool { loaded != nil }
+
+  /// fontconfig's configuration (parsed now if it was not yet).
+  private func configuration() throws -> OpaquePointer {
+    if let loaded { return loaded }
     guard let config = FcInitLoadConfigAndFonts() else {
       throw LayoutError.fontconfig("cannot load the fontconfig configuration")
     }
-    self.config = config
+    loaded = config
+    return config
   }
-
-  deinit { FcConfigDestroy(config) }
 
   /// The fonts named by a descriptor's families, in order, without duplicates. Never empty.
   func chain(for descriptor: FontDescriptor) throws -> [Font] {
@@ -118,7 +133,7 @@ final class FontCollection {
   }
 
   private func pattern(family: String, weight: Int, italic: Bool) -> OpaquePointer? {
-    guard let pattern = FcPatternCreate() else { return nil }
+    guard let config = try? configuration(), let pattern = FcPatternCreate() else { return nil }
     _ = FcPatternAddString(pattern, FC_FAMILY, family)
     _ = FcPatternAddInteger(pattern, FC_WEIGHT, FcWeightFromOpenType(Int32(weight)))
     _ = FcPatternAddInteger(pattern, FC_SLANT, italic ? FC_SLANT_ITALIC : FC_SLANT_ROMAN)
@@ -127,9 +142,33 @@ final class FontCollection {
     return pattern
   }
 
-  /// fontconfig's best face for a family, with every family name the face has.
+  /// fontconfig's best face for a family, with every family name the face has: from the match
+  /// cache while it is valid, else from fontconfig (and then recorded).
   private func match(family: String, weight: Int, italic: Bool) -> (face: FontFace, families: [String])? {
-    guard let pattern = pattern(family: family, weight: weight, italic: italic) else { return nil }
+    let key = FontMatchCache.key(family: family, weight: weight, italic: italic)
+    if let key, let known = matchCache.matches[key] { return (known.face, known.families) }
+    guard let found = askFontconfig(family: family, weight: weight, italic: italic) else { return nil }
+    if let key, let config = loaded {
+      matchCache.record(
+        FontMatchCache.Match(face: found.face, families: found.families), for: key, fontconfigVersion: FcGetVersion(),
+        configFiles: Self.strings(FcConfigGetConfigFiles(config)),
+        fontDirectories: Self.strings(FcConfigGetFontDirs(config)))
+    }
+    return found
+  }
+
+  /// The strings of a fontconfig list, which is then freed.
+  private static func strings(_ list: OpaquePointer?) -> [String] {
+    guard let list else { return [] }
+    defer { FcStrListDone(list) }
+    var result: [String] = []
+    while let next = FcStrListNext(list) { result.append(String(cString: next)) }
+    return result
+  }
+
+  private func askFontconfig(family: String, weight: Int, italic: Bool) -> (face: FontFace, families: [String])? {
+    guard let config = try? configuration(), let pattern = pattern(family: family, weight: weight, italic: italic)
+    else { return nil }
     defer { FcPatternDestroy(pattern) }
     var result = FcResultNoMatch
     guard let matched = FcFontMatch(config, pattern, &result) else { return nil }
@@ -152,7 +191,7 @@ final class FontCollection {
     if let pattern = pattern(family: family, weight: style.weight, italic: style.italic) {
       if style.emoji { _ = FcPatternAddBool(pattern, FC_COLOR, 1) }
       var result = FcResultNoMatch
-      if let set = FcFontSort(config, pattern, 1, nil, &result) {
+      if let config = try? configuration(), let set = FcFontSort(config, pattern, 1, nil, &result) {
         for i in 0..<Int(set.pointee.nfont) {
           if let font = set.pointee.fonts[i], let face = face(from: font, weight: style.weight, italic: style.italic) {
             faces.append(face)

@@ -13,23 +13,28 @@ public final class ReceiptLayoutEngine: Sendable {
   final class State: @unchecked Sendable {
     let fonts: FontCollection
     let text: TextLayouter
-    init() throws {
-      fonts = try FontCollection()
+    init(fontCache: String? = FontMatchCache.defaultPath()) {
+      fonts = FontCollection(cacheFile: fontCache)
       text = TextLayouter(fonts: fonts)
     }
   }
 
-  /// Creates an engine (loads the fontconfig configuration).
+  /// Creates an engine. fontconfig's configuration is loaded when a font is first looked up and
+  /// the answer is not in the font match cache (``FontMatchCache``).
   public init() throws {
-    state = Locked(try State())
+    state = Locked(State())
   }
 
-  /// An engine with the Latin fast itemization path switched off (tests compare both paths).
-  init(fastItemization: Bool) throws {
-    let state = try State()
+  /// An engine with the Latin fast itemization path switched off, or with its own font match
+  /// cache file (nil: none) — tests compare both.
+  init(fastItemization: Bool = true, fontCache: String? = FontMatchCache.defaultPath()) throws {
+    let state = State(fontCache: fontCache)
     state.text.fastItemization = fastItemization
     self.state = Locked(state)
   }
+
+  /// Whether fontconfig's configuration has been loaded (a font match cache miss or fallback).
+  var hasLoadedFontconfig: Bool { state.withLock { $0.fonts.hasLoadedFontconfig } }
 
   /// Lays out a document into continuous pages with their cut lengths.
   public func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {

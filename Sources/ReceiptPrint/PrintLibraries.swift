@@ -15,10 +15,12 @@ public enum PrintLibraries {
     width: Int, height: Int
   )? {
     guard
-      let media = LibCUPS.pwgMediaForSize(Int32((widthMillimetres * 100).rounded()), Int32((lengthMillimetres * 100).rounded()))
+      let media = LibCUPS.pwgMediaForSize(
+        Int32((widthMillimetres * 100).rounded()), Int32((lengthMillimetres * 100).rounded()))
     else { return nil }
     var header = cups_page_header2_t()
-    guard LibCUPS.cupsRasterInitPWGHeader(&header, media, "black_1", Int32(dpi), Int32(dpi), "one-sided", nil) != 0 else {
+    guard LibCUPS.cupsRasterInitPWGHeader(&header, media, "black_1", Int32(dpi), Int32(dpi), "one-sided", nil) != 0
+    else {
       return nil
     }
     return (Int(header.cupsWidth), Int(header.cupsHeight))

@@ -15,7 +15,8 @@ struct Design: AsyncParsableCommand {
       choice.templates = options.templates
       let directory = try choice.directory()
       let workDirectory = URL(
-        fileURLWithPath: options.work ?? FileManager.default.temporaryDirectory.appendingPathComponent("receipt-design").path)
+        fileURLWithPath: options.work
+          ?? FileManager.default.temporaryDirectory.appendingPathComponent("receipt-design").path)
       let printed = workDirectory.appendingPathComponent("printed")
       try FileManager.default.createDirectory(at: printed, withIntermediateDirectories: true)
       let token = options.token ?? Self.randomToken()

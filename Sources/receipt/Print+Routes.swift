@@ -1,6 +1,6 @@
 import Foundation
-import ReceiptKit
 import ReceiptCommandLine
+import ReceiptKit
 
 extension Print {
   /// `--routes FILE`: every ticket the file's routes make of the order, each on its route's

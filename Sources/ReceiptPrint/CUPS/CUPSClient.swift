@@ -62,7 +62,8 @@ public struct CUPSClient: Sendable {
       "printer-resolution-supported", "media-supported",
     ]
     withCStrings(wanted) {
-      LibCUPS.ippAddStrings(request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(wanted.count), nil, $0)
+      LibCUPS.ippAddStrings(
+        request, IPP_TAG_OPERATION, IPP_TAG_KEYWORD, "requested-attributes", Int32(wanted.count), nil, $0)
     }
     guard let response = LibCUPS.cupsDoRequest(nil, request, "/") else {
       throw PrintError.serverUnavailable(server: server, reason: LibCUPS.lastErrorMessage)
@@ -178,7 +179,9 @@ public struct CUPSClient: Sendable {
 
   private func strings(_ response: OpaquePointer, _ name: String) -> [String] {
     guard let attr = LibCUPS.ippFindAttribute(response, name, IPP_TAG_ZERO) else { return [] }
-    return (0..<LibCUPS.ippGetCount(attr)).compactMap { LibCUPS.ippGetString(attr, $0, nil).map { String(cString: $0) } }
+    return (0..<LibCUPS.ippGetCount(attr)).compactMap {
+      LibCUPS.ippGetString(attr, $0, nil).map { String(cString: $0) }
+    }
   }
 
   private func integer(_ response: OpaquePointer, _ name: String) -> Int? {

@@ -49,7 +49,9 @@ package enum RasterStreamReader {
         pageSize: (Int(h.PageSize.0), Int(h.PageSize.1)), totalPageCount: Int(h.cupsInteger.0),
         colorSpace: Int(h.cupsColorSpace.rawValue))
       var bytes = [UInt8](repeating: 0, count: header.bytesPerLine * header.height)
-      let read = bytes.withUnsafeMutableBufferPointer { LibCUPS.cupsRasterReadPixels(raster, $0.baseAddress, UInt32($0.count)) }
+      let read = bytes.withUnsafeMutableBufferPointer {
+        LibCUPS.cupsRasterReadPixels(raster, $0.baseAddress, UInt32($0.count))
+      }
       guard read == UInt32(bytes.count), header.bitsPerPixel == 1 || header.bitsPerPixel == 8 else {
         throw PrintError.encoding("raster page is truncated or not 1/8-bit gray")
       }

@@ -1,0 +1,141 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// fontconfig's answers for font families, kept between processes so that a one-shot
+/// `receipt render` does not parse fontconfig's XML configuration (a third of its start-up) when
+/// the answer cannot have changed.
+///
+/// fontconfig stays the authority: an answer is reused only while everything it depended on is
+/// as it was when fontconfig gave it — fontconfig's version, the environment variables it reads
+/// (configuration paths, home, language), and the modification time and size of every
+/// configuration file it loaded, of their directories, and of every font directory it scanned
+/// (fontconfig's own cache is valid under the same condition). Anything else is a miss: the
+/// caller asks fontconfig and records the answer. Fallback for characters a font lacks always
+/// asks fontconfig.
+///
+/// The file is `$RECEIPT_FONT_CACHE`, else `$XDG_CACHE_HOME/receipt/font-matches`, else
+/// `~/.cache/receipt/font-matches`; `RECEIPT_FONT_CACHE=off` turns it off. A file that cannot be
+/// read or parsed is ignored; one that cannot be written leaves the cache off.
+struct FontMatchCache {
+  /// A family match as fontconfig gave it.
+  struct Match: Equatable {
+    var face: FontFace
+    var families: [String]
+  }
+
+  private(set) var matches: [String: Match] = [:]
+  private var stamp: [String] = []
+  let path: String?
+
+  /// The environment variables fontconfig's answer depends on.
+  static let environmentKeys = [
+    "FONTCONFIG_FILE", "FONTCONFIG_PATH", "FONTCONFIG_SYSROOT", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+    "XDG_CACHE_HOME", "FC_LANG", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES",
+  ]
+
+  /// The cache file for this environment, nil when turned off.
+  static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+    if let given = environment["RECEIPT_FONT_CACHE"], !given.isEmpty {
+      return given == "off" ? nil : given
+    }
+    if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") { return cache + "/receipt/font-matches" }
+    guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+    return home + "/.cache/receipt/font-matches"
+  }
+
+  /// The key of a family match.
+  static func key(family: String, weight: Int, italic: Bool) -> String? {
+    guard !family.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\u{1F}" }) else { return nil }
+    return "\(family)\t\(weight)\t\(italic ? 1 : 0)"
+  }
+
+  /// The cache at `path`, with its matches only if their stamp still holds for `fontconfigVersion`.
+  init(path: String?, fontconfigVersion: Int32) {
+    self.path = path
+    guard let path, let data = FileManager.default.contents(atPath: path), data.count < 1 << 20 else { return }
+    var stamp: [String] = []
+    var matches: [String: Match] = [:]
+    for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+      if fields[0] == "match", fields.count == 11, let index = Int(fields[5]) {
+        let face = FontFace(
+          path: fields[4], index: index, family: fields[6], isColor: fields[7] == "1",
+          synthesizeBold: fields[8] == "1", synthesizeOblique: fields[9] == "1")
+        let families = fields[10].split(separator: "\u{1F}").map(String.init)
+        matches[fields[1...3].joined(separator: "\t")] = Match(face: face, families: families)
+      } else if fields[0] != "match" {
+        stamp.append(String(line))
+      } else {
+        return
+      }
+    }
+    guard !stamp.isEmpty, stamp == Self.currentStamp(version: fontconfigVersion, recorded: stamp) else { return }
+    self.stamp = stamp
+    self.matches = matches
+  }
+
+  /// Records fontconfig's answer and writes the file; `configFiles` and `fontDirectories` are
+  /// what the loaded configuration read and scanned.
+  mutating func record(
+    _ match: Match, for key: String, fontconfigVersion: Int32, configFiles: [String], fontDirectories: [String]
+  ) {
+    guard let path else { return }
+    var watched = Set(fontDirectories)
+    for file in configFiles {
+      watched.insert(file)
+      watched.insert((file as NSString).deletingLastPathComponent)
+    }
+    let fresh = Self.stampLines(version: fontconfigVersion, paths: watched.sorted())
+    if fresh != stamp {
+      stamp = fresh
+      matches = [:]
+    }
+    matches[key] = match
+    var text = stamp.joined(separator: "\n") + "\n"
+    for (key, match) in matches.sorted(by: { $0.key < $1.key }) {
+      let face = match.face
+      guard !match.families.contains(where: { $0.contains("\t") || $0.contains("\n") }),
+        !face.path.contains("\t"), !face.path.contains("\n"), !face.family.contains("\t"), !face.family.contains("\n")
+      else { continue }
+      let flags = [face.isColor, face.synthesizeBold, face.synthesizeOblique].map { $0 ? "1" : "0" }
+      let fields = ["match", key, face.path, String(face.index), face.family] + flags
+      text += (fields + [match.families.joined(separator: "\u{1F}")]).joined(separator: "\t") + "\n"
+    }
+    Self.writeAtomically(text, to: path)
+  }
+
+  /// The stamp lines for now, over the paths a recorded stamp watched.
+  private static func currentStamp(version: Int32, recorded: [String]) -> [String] {
+    let paths = recorded.compactMap { line -> String? in
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+      return fields.first == "stat" && fields.count == 4 ? String(fields[1]) : nil
+    }
+    return stampLines(version: version, paths: paths)
+  }
+
+  private static func stampLines(version: Int32, paths: [String]) -> [String] {
+    let environment = ProcessInfo.processInfo.environment
+    var lines = ["receipt-font-matches\t1\tfontconfig\t\(version)"]
+    for key in environmentKeys { lines.append("env\t\(key)\t\(environment[key] ?? "-")") }
+    for path in paths where !path.contains("\t") && !path.contains("\n") {
+      var info = stat()
+      if stat(path, &info) == 0 {
+        lines.append("stat\t\(path)\t\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)\t\(info.st_size)")
+      } else {
+        lines.append("stat\t\(path)\t-\t-")
+      }
+    }
+    return lines
+  }
+
+  private static func writeAtomically(_ text: String, to path: String) {
+    let directory = (path as NSString).deletingLastPathComponent
+    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let temporary = "\(path).\(getpid()).tmp"
+    guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else { return }
+    if rename(temporary, path) != 0 { unlink(temporary) }
+  }
+}

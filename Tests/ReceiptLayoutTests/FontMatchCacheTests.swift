@@ -1,0 +1,94 @@
+import Foundation
+import ReceiptModel
+import Testing
+
+@testable import ReceiptLayout
+
+/// The font match cache spares a one-shot process fontconfig's configuration parse, and must
+/// never change a layout: its answers are fontconfig's, reused only while what they depended on
+/// is unchanged.
+@Suite struct FontMatchCacheTests {
+  func cacheFile() throws -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receipt-fonts-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory.appendingPathComponent("font-matches").path
+  }
+
+  /// Every script and style the shipped templates and examples use, a missing family (whose
+  /// warning must survive the cache), a font file by path and a fallback.
+  func documents() -> [ReceiptDocument] {
+    var mixed = AttributedText("Caffè latte × 2\t")
+    mixed.append("7,00 EUR", TextAttributes(font: FontDescriptor.receiptDefault.bold))
+    mixed.append(" grazie", TextAttributes(font: FontDescriptor.receiptDefault.with { $0.italic = true }))
+    mixed.append(" Œuvre", TextAttributes(font: FontDescriptor(families: ["DejaVu Serif"], size: 9)))
+    mixed.append(" 0123", TextAttributes(font: FontDescriptor(families: ["monospace"], size: 9)))
+    mixed.append(" Total", TextAttributes(font: FontDescriptor(families: ["No Such Family"], size: 10)))
+    mixed.append(
+      " file",
+      TextAttributes(font: FontDescriptor(families: ["/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"], size: 8)))
+    return [
+      ReceiptDocument(blocks: [.text(mixed)]),
+      .plainText("領収書 合計 ¥1,200\nشكرا لزيارتكم 12.50\nשלום עולם\nขอบคุณ ☕ 🍰"),
+      ReceiptDocument(
+        pageSetup: PageSetup(paper: .mm58),
+        blocks: [
+          .text(AttributedText("Bold total", attributes: TextAttributes(font: FontDescriptor.receiptDefault.bold)))
+        ]
+      ),
+    ]
+  }
+
+  @Test func aWarmCacheLaysOutExactlyAsFontconfigWithoutLoadingIt() throws {
+    let file = try cacheFile()
+    let uncached = try ReceiptLayoutEngine(fontCache: nil)
+    let cold = try ReceiptLayoutEngine(fontCache: file)
+    let expected = try documents().map { try uncached.layout($0) }
+    #expect(try documents().map { try cold.layout($0) } == expected)
+    #expect(cold.hasLoadedFontconfig, "a cold cache asks fontconfig")
+    #expect(FileManager.default.fileExists(atPath: file))
+
+    let warm = try ReceiptLayoutEngine(fontCache: file)
+    let first = try warm.layout(documents()[0])
+    #expect(first == expected[0])
+    #expect(first.warnings.contains { $0.contains("'No Such Family' is not installed") }, "\(first.warnings)")
+    #expect(!warm.hasLoadedFontconfig, "every family of the Latin receipt came from the cache")
+    #expect(try documents().map { try warm.layout($0) } == expected, "fallback still asks fontconfig, same answers")
+  }
+
+  @Test func aChangeInAWatchedDirectoryOrTheEnvironmentIsAMiss() throws {
+    let file = try cacheFile()
+    let fonts = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("fonts")
+    try FileManager.default.createDirectory(at: fonts, withIntermediateDirectories: true)
+    var cache = FontMatchCache(path: file, fontconfigVersion: 21401)
+    let match = FontMatchCache.Match(face: FontFace(path: "/f.ttf", family: "F"), families: ["F", "Eff"])
+    let key = try #require(FontMatchCache.key(family: "F", weight: 400, italic: false))
+    cache.record(match, for: key, fontconfigVersion: 21401, configFiles: [], fontDirectories: [fonts.path])
+    #expect(FontMatchCache(path: file, fontconfigVersion: 21401).matches[key] == match)
+    #expect(FontMatchCache(path: file, fontconfigVersion: 21500).matches.isEmpty, "another fontconfig")
+    // A font installed into a watched directory changes its modification time.
+    Thread.sleep(forTimeInterval: 0.01)
+    try Data().write(to: fonts.appendingPathComponent("new.ttf"))
+    #expect(FontMatchCache(path: file, fontconfigVersion: 21401).matches.isEmpty, "a font directory changed")
+  }
+
+  @Test func aDamagedCacheFileIsIgnoredAndRewritten() throws {
+    let file = try cacheFile()
+    try Data("match\tonly\tthree\n\u{0}\u{1}garbage".utf8).write(to: URL(fileURLWithPath: file))
+    #expect(FontMatchCache(path: file, fontconfigVersion: 21401).matches.isEmpty)
+    let engine = try ReceiptLayoutEngine(fontCache: file)
+    let laidOut = try engine.layout(.plainText("Still prints"))
+    #expect(laidOut == (try ReceiptLayoutEngine(fontCache: nil).layout(.plainText("Still prints"))))
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    #expect(text.hasPrefix("receipt-font-matches\t1\t") && text.contains("\nmatch\tDejaVu Sans\t400\t0\t"))
+  }
+
+  @Test func theCacheFileFollowsTheEnvironment() {
+    #expect(FontMatchCache.defaultPath(environment: ["HOME": "/home/till"]) == "/home/till/.cache/receipt/font-matches")
+    #expect(
+      FontMatchCache.defaultPath(environment: ["HOME": "/home/till", "XDG_CACHE_HOME": "/var/cache/pos"])
+        == "/var/cache/pos/receipt/font-matches")
+    #expect(FontMatchCache.defaultPath(environment: ["RECEIPT_FONT_CACHE": "off", "HOME": "/h"]) == nil)
+    #expect(FontMatchCache.defaultPath(environment: ["RECEIPT_FONT_CACHE": "/tmp/f"]) == "/tmp/f")
+    #expect(FontMatchCache.defaultPath(environment: [:]) == nil, "no home, no cache")
+  }
+}
