@@ -56,13 +56,24 @@ COMMANDS = {
                           "--template", "escpos", "-o", path("r.escpos")],
     "python-escpos → ESC/POS": [sys.executable, path("escpos_peer.py"), path("p.escpos")],
 }
+# RECEIPT_BEFORE=/path/to/an/older/receipt adds it as a row, for before/after in one run.
+if os.environ.get("RECEIPT_BEFORE"):
+    COMMANDS["receipt (before) → PDF"] = [os.environ["RECEIPT_BEFORE"]] + COMMANDS["receipt → PDF"][1:4] + [
+        path("rb.pdf")] + COMMANDS["receipt → PDF"][5:]
 PAIRS = [("receipt → PDF", "pango-view → PDF", 2), ("receipt → PDF", "WeasyPrint → PDF", 20),
          ("receipt → ESC/POS", "python-escpos → ESC/POS", 1)]
 
+peak_rss = {}  # KiB, the largest of the runs, from the kernel's accounting of each child (wait4)
+
 def run(cmd):
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - start
+    assert os.waitstatus_to_exitcode(status) == 0, f"{cmd[0]} failed"
+    name = next(n for n, c in COMMANDS.items() if c is cmd)
+    peak_rss[name] = max(peak_rss.get(name, 0), usage.ru_maxrss)
+    return elapsed
 
 for _ in range(WARMUP):
     for cmd in COMMANDS.values(): run(cmd)
@@ -91,10 +102,11 @@ versions = {
                                     capture_output=True, text=True).stdout.strip(),
 }
 print(f"Side by side: {RUNS} runs after {WARMUP} warm-up, round-robin, whole process, median wall time\n")
-print("| command | median | min | max |")
-print("|---|---|---|---|")
+print("| command | median | min | max | peak RSS |")
+print("|---|---|---|---|---|")
 for name, t in times.items():
-    print(f"| {name} | {median[name] * 1000:.1f} ms | {min(t) * 1000:.1f} ms | {max(t) * 1000:.1f} ms |")
+    print(f"| {name} | {median[name] * 1000:.1f} ms | {min(t) * 1000:.1f} ms | {max(t) * 1000:.1f} ms "
+          f"| {peak_rss[name] / 1024:.1f} MiB |")
 print("\n| pair | ratio | target | met |")
 print("|---|---|---|---|")
 failed = False

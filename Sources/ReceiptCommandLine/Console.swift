@@ -28,11 +28,58 @@ package enum Console {
   }
 }
 
+extension Console {
+  /// A standard stream the process was started without (`receipt measure x >&-`) is reserved
+  /// on `/dev/null` opened the other way round, before anything else can open a file on its
+  /// number: writing standard output then fails with "Bad file descriptor" (exit 73), as it
+  /// should, instead of landing in whatever file, socket or event descriptor took number 1.
+  package static func reserveClosedStandardStreams() {
+    for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 {
+      let reserved = open("/dev/null", descriptor == 0 ? O_WRONLY : O_RDONLY)
+      if reserved >= 0, reserved != descriptor {
+        dup2(reserved, descriptor)
+        close(reserved)
+      }
+    }
+  }
+
+  /// What a failed command prints and exits with (see ``ParsableCommand/runAsReceipt()``).
+  fileprivate static func fail<Command: ParsableCommand>(_ command: Command.Type, _ error: any Error) -> Never {
+    let code = Command.exitCode(for: error)
+    if code == .success || error is CleanExit {
+      Command.exit(withError: error)
+    }
+    if !(error is ExitCode) {
+      let message = Command.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+      let lowered = message.prefix(1).lowercased() + message.dropFirst()
+      Console.error("receipt: error: \(lowered.hasPrefix("error: ") ? String(lowered.dropFirst(7)) : lowered)")
+    }
+    Glibc.exit(code.rawValue)
+  }
+}
+
+extension ParsableCommand {
+  /// Runs the command tree rooted here (`receipt`: synchronous, so no concurrency runtime starts
+  /// for a one-shot command). Every error is one line `receipt: error: …` on standard error with
+  /// the documented exit code; help and version go to standard output as usual. A closed pipe is
+  /// a write error, not a silent death by SIGPIPE.
+  package static func runAsReceipt() {
+    Console.reserveClosedStandardStreams()
+    signal(SIGPIPE, SIG_IGN)
+    do {
+      var command = try parseAsRoot()
+      try command.run()
+    } catch {
+      Console.fail(Self.self, error)
+    }
+  }
+}
+
 extension AsyncParsableCommand {
-  /// Runs the command tree rooted here (`receipt`, `receipt-daemon`). Every error is one line
-  /// `receipt: error: …` on standard error with the documented exit code; help and version go to
-  /// standard output as usual. A closed pipe is a write error, not a silent death by SIGPIPE.
+  /// Runs the command tree rooted here (`receipt-daemon`), as ``ParsableCommand/runAsReceipt()``
+  /// does, with async commands.
   package static func runAsReceipt() async {
+    Console.reserveClosedStandardStreams()
     signal(SIGPIPE, SIG_IGN)
     do {
       var command = try parseAsRoot()
@@ -42,16 +89,7 @@ extension AsyncParsableCommand {
         try command.run()
       }
     } catch {
-      let code = exitCode(for: error)
-      if code == .success || error is CleanExit {
-        exit(withError: error)
-      }
-      if !(error is ExitCode) {
-        let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
-        let lowered = message.prefix(1).lowercased() + message.dropFirst()
-        Console.error("receipt: error: \(lowered.hasPrefix("error: ") ? String(lowered.dropFirst(7)) : lowered)")
-      }
-      Glibc.exit(code.rawValue)
+      Console.fail(Self.self, error)
     }
   }
 }

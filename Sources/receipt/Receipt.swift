@@ -4,8 +4,8 @@ import ReceiptCommandLine
 import ReceiptKit
 
 @main
-struct Receipt: AsyncParsableCommand {
-  static func main() async { await runAsReceipt() }
+struct Receipt: ParsableCommand {
+  static func main() { runAsReceipt() }
 
   static let configuration = CommandConfiguration(
     commandName: "receipt",
