@@ -134,7 +134,7 @@ struct FontMatchCache {
   private static func writeAtomically(_ text: String, to path: String) {
     let directory = (path as NSString).deletingLastPathComponent
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let temporary = "\(path).\(getpid()).tmp"
+    let temporary = "\(path).\(getpid()).\(UInt64.random(in: 0 ... .max)).tmp"
     guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else { return }
     if rename(temporary, path) != 0 { unlink(temporary) }
   }
