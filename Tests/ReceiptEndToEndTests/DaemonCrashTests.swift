@@ -65,7 +65,7 @@ import Testing
     // thirteenth invalid (unknown template).
     let clients = 4
     let perClient = 60
-    let outcomes = Outcomes()
+    let outcomes = Collected<Outcome>()
     // Clients give up at this time whatever happens (a dead daemon must not keep them retrying
     // after the test has failed).
     let giveUp = Date().addingTimeInterval(240)
@@ -182,21 +182,4 @@ import Testing
     #expect(stored.allSatisfy { $0["state"] as? String == "completed" })
     #expect(daemon.terminate() == 0, "SIGTERM stops it cleanly")
   }
-
-  func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if condition() { return true }
-      Thread.sleep(forTimeInterval: 0.2)
-    }
-    return condition()
-  }
-}
-
-/// Outcomes collected from client threads.
-final class Outcomes: @unchecked Sendable {
-  private let lock = NSLock()
-  private var list: [DaemonCrashTests.Outcome] = []
-  func add(_ outcome: DaemonCrashTests.Outcome) { lock.withLock { list.append(outcome) } }
-  var all: [DaemonCrashTests.Outcome] { lock.withLock { list } }
 }

@@ -109,7 +109,10 @@ import Testing
       body: Data(#"{"template": "receipt", "printer": "stuck", "copies": 99, "data": \#(large)}"#.utf8))
     let id = try #require(job.json["id"] as? String)
     for kill in 1...3 {
-      #expect(waitUntil { (try? daemon.request("GET", "/v1/jobs/\(id)").json["state"] as? String) == "printing" })
+      #expect(
+        waitUntil(seconds: 30, poll: 0.05) {
+          (try? daemon.request("GET", "/v1/jobs/\(id)").json["state"] as? String) == "printing"
+        })
       daemon.kill9()
       try daemon.start()
       let state = try daemon.request("GET", "/v1/jobs/\(id)").json
@@ -153,7 +156,10 @@ import Testing
     #expect(render.status == 422, "\(String(decoding: render.body, as: UTF8.self))")
     let job = try daemon.request("POST", "/v1/jobs", body: body)
     let id = try #require(job.json["id"] as? String)
-    #expect(waitUntil { (try? daemon.request("GET", "/v1/jobs/\(id)").json["state"] as? String) == "failed" })
+    #expect(
+      waitUntil(seconds: 30, poll: 0.05) {
+        (try? daemon.request("GET", "/v1/jobs/\(id)").json["state"] as? String) == "failed"
+      })
     let failed = try daemon.request("GET", "/v1/jobs/\(id)").json
     #expect((failed["error"] as? String)?.contains("too large") == true && failed["attempts"] as? Int == 1, "\(failed)")
     #expect(try daemon.request("GET", "/healthz").status == 200, "alive")
@@ -227,15 +233,6 @@ import Testing
     #expect(plain.status == 415)
     #expect((try daemon.request("GET", "/v1/jobs").json["jobs"] as? [Any])?.isEmpty == true)
     _ = work
-  }
-
-  func waitUntil(seconds: Double = 30, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if condition() { return true }
-      Thread.sleep(forTimeInterval: 0.05)
-    }
-    return condition()
   }
 }
 

@@ -85,7 +85,7 @@ import Testing
     for (key, resend) in accepted.resends {
       #expect(resend.status == 200 && resend.order == orders[key]?.order, "\(key) (\(note))")
     }
-    let drained = OrderRoutingTests.waitUntil(seconds: 120) {
+    let drained = waitUntil(seconds: 120) {
       orders.values.allSatisfy { OrderRoutingTests.orderState(daemon, $0.order)["state"] as? String == "completed" }
     }
     #expect(drained, "every order printed (\(note))")

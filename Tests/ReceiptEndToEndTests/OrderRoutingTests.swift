@@ -53,15 +53,6 @@ import Testing
 
   static func text(_ pdf: URL) throws -> String { try Tool.run("pdftotext", [pdf.path, "-"]).stdout }
 
-  static func waitUntil(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if try condition() { return true }
-      Thread.sleep(forTimeInterval: 0.1)
-    }
-    return try condition()
-  }
-
   static func orderState(_ daemon: Daemon, _ id: String) -> [String: Any] {
     (try? daemon.request("GET", "/v1/orders/\(id)").json) ?? [:]
   }
@@ -77,7 +68,7 @@ import Testing
     let id = try #require(response.json["id"] as? String)
     let tickets = try #require(response.json["tickets"] as? [[String: Any]])
     #expect(tickets.map { $0["route"] as? String } == ["counter", "kitchen", "bar"])
-    #expect(Self.waitUntil(seconds: 30) { Self.orderState(daemon, id)["state"] as? String == "completed" })
+    #expect(waitUntil(seconds: 30) { Self.orderState(daemon, id)["state"] as? String == "completed" })
     for name in ["counter", "kitchen", "bar"] {
       #expect(Self.pdfs(dirs[name]!).count == 1, "\(name) got one document")
     }
@@ -127,7 +118,7 @@ import Testing
     defer { _ = daemon.terminate() }
     let response = try daemon.request("POST", "/v1/orders", body: Data(#"{"data": \#(Self.restaurantOrder)}"#.utf8))
     let id = try #require(response.json["id"] as? String)
-    #expect(Self.waitUntil(seconds: 30) { Self.orderState(daemon, id)["state"] as? String == "completed" })
+    #expect(waitUntil(seconds: 30) { Self.orderState(daemon, id)["state"] as? String == "completed" })
     let receiptJob = try #require((response.json["tickets"] as? [[String: Any]])?.first?["id"] as? String)
 
     let reprint = try daemon.request("POST", "/v1/jobs/\(receiptJob)/reprint", headers: ["Idempotency-Key": "r-1"])
@@ -139,13 +130,13 @@ import Testing
     let same = try daemon.request("POST", "/v1/jobs/\(receiptJob)/reprint", headers: ["Idempotency-Key": "r-1"])
     #expect(same.status == 200 && same.json["id"] as? String == copyID, "the key returns the same reprint")
     #expect(
-      Self.waitUntil(seconds: 30) {
+      waitUntil(seconds: 30) {
         (try? daemon.request("GET", "/v1/jobs/\(copyID)").json["state"]) as? String == "completed"
       })
     let second = try daemon.request("POST", "/v1/jobs/\(copyID)/reprint")
     #expect(
       second.json["reprint"] as? Int == 2 && second.json["reprintOf"] as? String == receiptJob, "numbered per original")
-    #expect(Self.waitUntil(seconds: 30) { Self.pdfs(dirs["counter"]!).count == 3 })
+    #expect(waitUntil(seconds: 30) { Self.pdfs(dirs["counter"]!).count == 3 })
     let texts = try Self.pdfs(dirs["counter"]!).map(Self.text)
     #expect(!texts[0].contains("COPY"), "the original is unchanged")
     #expect(texts[1].contains("COPY 1") && texts[2].contains("COPY 2"), "\(texts[1].prefix(200))")
@@ -194,7 +185,7 @@ import Testing
     let started = Date()
     let response = try daemon.request("POST", "/v1/orders", body: Data(#"{"data": \#(Self.restaurantOrder)}"#.utf8))
     let id = try #require(response.json["id"] as? String)
-    #expect(Self.waitUntil(seconds: 30) { Self.orderState(daemon, id)["state"] as? String == "completed" })
+    #expect(waitUntil(seconds: 30) { Self.orderState(daemon, id)["state"] as? String == "completed" })
     #expect(Date().timeIntervalSince(started) < 20, "failed over within the configured second (plus retries)")
     let tickets = try #require(Self.orderState(daemon, id)["tickets"] as? [[String: Any]])
     for (ticket, meant) in zip(tickets.dropFirst(), ["kitchen", "bar"]) {
@@ -216,7 +207,7 @@ import Testing
         #"{"data": \#(Self.restaurantOrder.replacingOccurrences(of: "T-2031", with: "T-2050")), "routes": ["kitchen"]}"#
           .utf8))
     let nextID = try #require(next.json["id"] as? String)
-    #expect(Self.waitUntil(seconds: 30) { Self.orderState(daemon, nextID)["state"] as? String == "completed" })
+    #expect(waitUntil(seconds: 30) { Self.orderState(daemon, nextID)["state"] as? String == "completed" })
     #expect(kitchen.jobs.count == 1, "only the new ticket reached the kitchen")
     let nextTicket = (Self.orderState(daemon, nextID)["tickets"] as? [[String: Any]])?.first
     #expect(nextTicket?["printer"] as? String == "kitchen" && nextTicket?["fallbackFor"] == nil)

@@ -19,12 +19,17 @@ import Testing
     var retryAfter: [String]
   }
 
-  /// Daemons on `database` with a directory printer and the CUPS queue `queue`.
-  func daemons(_ count: Int, database: String, archive: URL, queue: String, work: URL) throws -> [Daemon] {
+  /// Started daemons on `database` with a directory printer (`archive`) and the test CUPS queue
+  /// `queue` (added to the rig).
+  func daemons(_ count: Int, database: String, queue: String) throws -> (daemons: [Daemon], archive: URL) {
     let rig = try PrintRig.get()
+    try rig.addQueue(queue)
+    let work = try Tool.temporaryDirectory()
+    let archive = work.appendingPathComponent("archive")
+    try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
     let config = work.appendingPathComponent("serve.json")
     try #"{"maxCrashes": 1000, "archiveDays": 0}"#.write(to: config, atomically: true, encoding: .utf8)
-    return try (0..<count).map { i in
+    let daemons = try (0..<count).map { i in
       try Daemon(
         arguments: [
           "--config", config.path, "--db", database, "--printer", "archive=dir:\(archive.path)", "--printer",
@@ -32,14 +37,16 @@ import Testing
         ],
         environment: ["CUPS_SERVER": rig.server], log: work.appendingPathComponent("serve-\(i).log"))
     }
+    for daemon in daemons { try daemon.start() }
+    return (daemons, archive)
   }
 
   /// Clients submitting `perClient` orders each, round robin over the daemons; an unanswered or
   /// 503 request goes again (same key) to the next daemon, as a load balancer would send it.
   func submit(clients: Int, perClient: Int, pace: Double, to daemons: [Daemon], giveUp: Date) -> (
-    DispatchGroup, Submissions
+    DispatchGroup, Collected<Submission>
   ) {
-    let submissions = Submissions()
+    let submissions = Collected<Submission>()
     let group = DispatchGroup()
     for client in 0..<clients {
       group.enter()
@@ -155,13 +162,7 @@ import Testing
   func threeDaemonsKilled() throws {
     let cluster = try PostgresCluster.shared()
     let database = try cluster.createDatabase()
-    let rig = try PrintRig.get()
-    try rig.addQueue("pg-failover")
-    let work = try Tool.temporaryDirectory()
-    let archive = work.appendingPathComponent("archive")
-    try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
-    let daemons = try daemons(3, database: database, archive: archive, queue: "pg-failover", work: work)
-    for daemon in daemons { try daemon.start() }
+    let (daemons, archive) = try daemons(3, database: database, queue: "pg-failover")
 
     let (group, submissions) = submit(
       clients: 3, perClient: 40, pace: 0.5, to: daemons, giveUp: Date().addingTimeInterval(240))
@@ -205,13 +206,7 @@ import Testing
     let cluster = try PostgresCluster()  // its own: it is stopped and started here
     defer { cluster.stop(mode: "immediate") }
     let database = try cluster.createDatabase()
-    let rig = try PrintRig.get()
-    try rig.addQueue("pg-restart")
-    let work = try Tool.temporaryDirectory()
-    let archive = work.appendingPathComponent("archive")
-    try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
-    let daemons = try daemons(2, database: database, archive: archive, queue: "pg-restart", work: work)
-    for daemon in daemons { try daemon.start() }
+    let (daemons, archive) = try daemons(2, database: database, queue: "pg-restart")
 
     let (group, submissions) = submit(
       clients: 3, perClient: 30, pace: 0.25, to: daemons, giveUp: Date().addingTimeInterval(240))
@@ -237,21 +232,4 @@ import Testing
     try verify(accepted, daemons: daemons, archive: archive, cluster: cluster, database: database)
     for daemon in daemons { #expect(daemon.terminate() == 0) }
   }
-
-  func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if condition() { return true }
-      Thread.sleep(forTimeInterval: 0.2)
-    }
-    return condition()
-  }
-}
-
-/// Submissions collected from client threads.
-final class Submissions: @unchecked Sendable {
-  private let lock = NSLock()
-  private var list: [PostgresFailoverTests.Submission] = []
-  func add(_ submission: PostgresFailoverTests.Submission) { lock.withLock { list.append(submission) } }
-  var all: [PostgresFailoverTests.Submission] { lock.withLock { list } }
 }

@@ -2,6 +2,7 @@ import Foundation
 import ReceiptLayout
 import ReceiptModel
 import ReceiptRender
+import ReceiptTestSupport
 import Testing
 
 /// The daemon renders previews and prints on several threads at once with one layout engine.
@@ -18,7 +19,7 @@ import Testing
     let reference = try receipts.map { try PDFRenderer().render($0) }
     let rasters = try receipts.map { try RasterRenderer().render($0) }
     let done = DispatchGroup()
-    let failures = Failures()
+    let failures = Collected<String>()
     for thread in 0..<4 {
       done.enter()
       Thread.detachNewThread {
@@ -44,12 +45,4 @@ import Testing
     #expect(finished, "renders on four threads finish (no deadlock)")
     #expect(failures.all.isEmpty, "\(failures.all)")
   }
-}
-
-/// Failures collected from threads.
-final class Failures: @unchecked Sendable {
-  private let lock = NSLock()
-  private var list: [String] = []
-  func add(_ message: String) { lock.withLock { list.append(message) } }
-  var all: [String] { lock.withLock { list } }
 }

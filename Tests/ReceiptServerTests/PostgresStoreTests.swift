@@ -14,16 +14,6 @@ import Testing
     JobRequest(printer: printer, template: "receipt", data: Self.order)
   }
 
-  /// Waits (at most `seconds`) until `condition` holds.
-  func eventually(seconds: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if try condition() { return true }
-      Thread.sleep(forTimeInterval: 0.02)
-    }
-    return try condition()
-  }
-
   @Test func oneDaemonOwnsAPrinterAndAnotherTakesOverWhenItsSessionDies() async throws {
     try await offPool { try self.ownership() }
   }
@@ -58,7 +48,7 @@ import Testing
     }
     var recovered: [Job]?
     #expect(
-      try eventually {
+      try waitUntil(seconds: 10, poll: 0.02) {
         recovered = try b.own(printer: "bar", maxCrashes: 3, now: Date()); return recovered != nil
       })
     #expect(recovered?.map(\.id) == [jobs[0].id])
@@ -86,7 +76,7 @@ import Testing
       "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
         + "WHERE datname = current_database() AND application_name LIKE 'receipt owns bar (%'",
       database: url.database)
-    #expect(eventually { !c.owns(printer: "bar") })
+    #expect(waitUntil(seconds: 10, poll: 0.02) { !c.owns(printer: "bar") })
     let back = try #require(try c.own(printer: "bar", maxCrashes: 3, now: Date()))
     #expect(back.map(\.id) == [inHand.id] && back.first?.crashes == 0 && back.first?.state == .queued)
   }
@@ -127,10 +117,14 @@ import Testing
     let feed = RecordingListener()
     listening.observeChanges(feed)
     let job = try other.submit(request("kitchen"), idempotencyKey: nil, now: Date()).job
-    #expect(eventually { woken.withLock { $0 } == ["kitchen"] }, "woken by another daemon's submission")
-    #expect(eventually { feed.jobs.map(\.id) == [job.id] })
+    #expect(
+      waitUntil(seconds: 10, poll: 0.02) { woken.withLock { $0 } == ["kitchen"] },
+      "woken by another daemon's submission")
+    #expect(waitUntil(seconds: 10, poll: 0.02) { feed.jobs.map(\.id) == [job.id] })
     _ = try other.cancel(job.id, now: Date())
-    #expect(eventually { feed.jobs.map(\.state) == [.queued, .canceled] }, "each committed change, in order")
+    #expect(
+      waitUntil(seconds: 10, poll: 0.02) { feed.jobs.map(\.state) == [.queued, .canceled] },
+      "each committed change, in order")
   }
 
   @Test func aDatabaseThatIsGoneIsUnavailableNotAnError() throws {

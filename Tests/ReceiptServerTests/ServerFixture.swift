@@ -78,12 +78,7 @@ struct ServerFixture {
 
   /// Waits (at most `seconds`) until `condition` holds.
   func wait(seconds: Double = 30, until condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-      if try condition() { return true }
-      Thread.sleep(forTimeInterval: 0.05)
-    }
-    return try condition()
+    try waitUntil(seconds: seconds, poll: 0.05, condition)
   }
 
   /// Runs the daemon's HTTP server on a free loopback port (workers as the test set them) while

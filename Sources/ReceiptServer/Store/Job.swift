@@ -189,3 +189,37 @@ extension JobStore {
     try complete(id, cupsJobID: cupsJobID, documentSHA256: nil, now: now)
   }
 }
+
+extension Job {
+  /// A job found `printing` after its daemon died (or lost its printer): back to `queued`, or
+  /// `dead` once it has been in hand at `maxCrashes` crashes. A crash counts only when `counted`
+  /// (the daemon did not stop cleanly) and the job was being rendered and sent: one that CUPS
+  /// already has was only being followed.
+  mutating func recoverFromCrash(counted: Bool, maxCrashes: Int, now: Date) {
+    if counted && cupsJobID == nil { crashes += 1 }
+    if crashes >= maxCrashes {
+      state = .dead
+      error =
+        "the daemon stopped \(crashes) times while printing this job (did rendering it crash?); "
+        + "check the order and retry it by hand"
+    } else {
+      state = .queued
+    }
+    updatedAt = now
+  }
+}
+
+extension JobRequest {
+  /// The request of reprint number `number` of `original`: same printer, template, order, locale,
+  /// copies, route and label.
+  static func reprint(of original: Job, number: Int) -> JobRequest {
+    var request = JobRequest(
+      printer: original.printer, template: original.template, data: original.data, locale: original.locale,
+      copies: original.copies)
+    request.route = original.route
+    request.label = original.label
+    request.reprintOf = original.id
+    request.reprint = number
+    return request
+  }
+}

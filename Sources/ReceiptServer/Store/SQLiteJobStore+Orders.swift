@@ -43,14 +43,7 @@ extension SQLiteJobStore {
   public func reprint(_ original: Job, idempotencyKey: String?, now: Date) throws -> (job: Job, created: Bool) {
     let result = try write { db in
       let number = try Job.filter(Column("reprintOf") == original.id).fetchCount(db) + 1
-      var request = JobRequest(
-        printer: original.printer, template: original.template, data: original.data, locale: original.locale,
-        copies: original.copies)
-      request.route = original.route
-      request.label = original.label
-      request.reprintOf = original.id
-      request.reprint = number
-      return try Self.insert(request, idempotencyKey: idempotencyKey, now: now, db)
+      return try Self.insert(.reprint(of: original, number: number), idempotencyKey: idempotencyKey, now: now, db)
     }
     if result.1 { notify(result.0.printer) }
     return result

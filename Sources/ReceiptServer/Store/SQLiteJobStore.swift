@@ -268,18 +268,7 @@ public final class SQLiteJobStore: JobStore, Sendable {
       try db.execute(sql: "DELETE FROM daemon WHERE key = 'cleanShutdown'")
       var jobs = try Job.filter(Column("state") == Job.State.printing.rawValue).order(Column("sequence")).fetchAll(db)
       for i in jobs.indices {
-        // A crash counts against a job only while it was being rendered and sent: one that CUPS
-        // already has was only being followed when the daemon died.
-        if !clean && jobs[i].cupsJobID == nil { jobs[i].crashes += 1 }
-        if jobs[i].crashes >= maxCrashes {
-          jobs[i].state = .dead
-          jobs[i].error =
-            "the daemon stopped \(jobs[i].crashes) times while printing this job (did rendering it crash?); "
-            + "check the order and retry it by hand"
-        } else {
-          jobs[i].state = .queued
-        }
-        jobs[i].updatedAt = now
+        jobs[i].recoverFromCrash(counted: !clean, maxCrashes: maxCrashes, now: now)
         try jobs[i].update(db)
       }
       return jobs

@@ -77,14 +77,8 @@ extension PostgresJobStore {
         try sessions.run(
           "SELECT pg_advisory_xact_lock(\(PostgresSchema.submitLock), hashtext(\(original.printer)))", on: connection)
         let count = try sessions.run(#"SELECT count(*) FROM job WHERE "reprintOf" = \#(original.id)"#, on: connection)
-        var request = JobRequest(
-          printer: original.printer, template: original.template, data: original.data, locale: original.locale,
-          copies: original.copies)
-        request.route = original.route
-        request.label = original.label
-        request.reprintOf = original.id
-        request.reprint = (try count.first?.decode(Int.self) ?? 0) + 1
-        return try insert(request, idempotencyKey: idempotencyKey, now: now, connection)
+        let number = (try count.first?.decode(Int.self) ?? 0) + 1
+        return try insert(.reprint(of: original, number: number), idempotencyKey: idempotencyKey, now: now, connection)
       }
     }
   }

@@ -64,15 +64,7 @@ extension PostgresJobStore {
       """, on: session
     ).map(Job.init(postgres:))
     for i in jobs.indices {
-      if !clean && jobs[i].cupsJobID == nil { jobs[i].crashes += 1 }
-      if jobs[i].crashes >= maxCrashes {
-        jobs[i].state = .dead
-        jobs[i].error =
-          "the daemon stopped \(jobs[i].crashes) times while printing this job (did rendering it crash?); "
-          + "check the order and retry it by hand"
-      } else {
-        jobs[i].state = .queued
-      }
+      jobs[i].recoverFromCrash(counted: !clean, maxCrashes: maxCrashes, now: now)
       try sessions.run(
         """
         UPDATE job SET state = \(jobs[i].state.rawValue), crashes = \(jobs[i].crashes), error = \(jobs[i].error),
