@@ -1,5 +1,5 @@
-public import ArgumentParser
-public import Foundation
+import ArgumentParser
+import Foundation
 import ReceiptKit
 
 /// Reads a file, or standard input for "-", with the order size limit.

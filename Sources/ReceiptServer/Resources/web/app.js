@@ -380,9 +380,14 @@ function jobButtons(job) {
 }
 
 async function jobAction(job, method, verb) {
+  // The event stream reports every change in commit order; the answer can arrive after it has
+  // already told of what followed (a retry answers "queued" after "completed" came): the answer
+  // is shown only when no event told of the job meanwhile (the same rule as the listing's).
+  queue.touched.delete(job.id);
   const response = await api(`/v1/jobs/${job.id}${verb ? '/' + verb : ''}`, { method });
   if (response.ok) {
-    upsertJob(await response.json());
+    const answer = await response.json();
+    if (!queue.touched.has(job.id)) upsertJob(answer);
   } else {
     const problem = await problemOf(response);
     alert(problem.detail);
