@@ -10,6 +10,9 @@ final class Font {
   let hbFont: OpaquePointer
   let unitsPerEm: Double
   let metrics: FontMetrics
+  /// Whether the simple path's text shapes the same word by word, once known (see
+  /// ``FontCollection/shapesWordsExactly(_:)``).
+  var wordShapingVerdict: Bool?
 
   init(_ face: FontFace) throws {
     guard let blob = hb_blob_create_from_file_or_fail(face.path) else {

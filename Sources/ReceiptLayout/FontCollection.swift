@@ -124,6 +124,22 @@ final class FontCollection {
     return found
   }
 
+  /// Whether a font shapes the simple path's text word by word exactly: asked once per font,
+  /// answered from the match cache while the font file and HarfBuzz are unchanged (the check
+  /// costs ~1.8 M instructions, a twentieth of a one-shot render).
+  func shapesWordsExactly(_ font: Font) -> Bool {
+    if let known = font.wordShapingVerdict { return known }
+    let key = FontMatchCache.wordShapingKey(font.face, harfBuzz: Font.harfBuzzVersion)
+    if let key, let known = matchCache.wordShaping[key] {
+      font.wordShapingVerdict = known
+      return known
+    }
+    let exact = Font.wordShapingIsExact(face: font.hbFace, font: font.hbFont)
+    font.wordShapingVerdict = exact
+    if let key { matchCache.recordWordShaping(exact, for: key) }
+    return exact
+  }
+
   /// Opens (once) the font for a face.
   func font(_ face: FontFace) throws -> Font {
     if let font = open[face] { return font }

@@ -27,6 +27,9 @@ struct FontMatchCache {
   }
 
   private(set) var matches: [String: Match] = [:]
+  /// Whether a font file shapes words exactly (``Font/wordShapingIsExact(face:font:scalars:)``),
+  /// by ``wordShapingKey(_:harfBuzz:)``: a verdict holds while the file and HarfBuzz are the same.
+  private(set) var wordShaping: [String: Bool] = [:]
   private var stamp: [String] = []
   let path: String?
 
@@ -58,9 +61,13 @@ struct FontMatchCache {
     guard let path, let data = FileManager.default.contents(atPath: path), data.count < 1 << 20 else { return }
     var stamp: [String] = []
     var matches: [String: Match] = [:]
+    var wordShaping: [String: Bool] = [:]
+    defer { self.wordShaping = wordShaping }  // each verdict carries its own stamp
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
       let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-      if fields[0] == "match", fields.count == 11, let index = Int(fields[5]) {
+      if fields[0] == "words" {
+        if fields.count == 3 { wordShaping[fields[1]] = fields[2] == "1" }
+      } else if fields[0] == "match", fields.count == 11, let index = Int(fields[5]) {
         let face = FontFace(
           path: fields[4], index: index, family: fields[6], isColor: fields[7] == "1",
           synthesizeBold: fields[8] == "1", synthesizeOblique: fields[9] == "1")
@@ -94,7 +101,30 @@ struct FontMatchCache {
       matches = [:]
     }
     matches[key] = match
-    var text = stamp.joined(separator: "\n") + "\n"
+    write()
+  }
+
+  /// The key of a font file's word-shaping verdict: its path, face, modification time and size,
+  /// and HarfBuzz's version (nil when the file cannot be read or its path cannot be written).
+  static func wordShapingKey(_ face: FontFace, harfBuzz: String) -> String? {
+    var info = stat()
+    guard !face.path.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\u{1F}" }), stat(face.path, &info) == 0
+    else { return nil }
+    return [
+      face.path, String(face.index), "\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)", String(info.st_size), harfBuzz,
+    ].joined(separator: "\u{1F}")
+  }
+
+  /// Records whether a font shapes words exactly and writes the file.
+  mutating func recordWordShaping(_ exact: Bool, for key: String) {
+    guard path != nil, wordShaping[key] != exact else { return }
+    wordShaping[key] = exact
+    write()
+  }
+
+  private func write() {
+    guard let path else { return }
+    var text = stamp.isEmpty ? "" : stamp.joined(separator: "\n") + "\n"
     for (key, match) in matches.sorted(by: { $0.key < $1.key }) {
       let face = match.face
       guard !match.families.contains(where: { $0.contains("\t") || $0.contains("\n") }),
@@ -103,6 +133,9 @@ struct FontMatchCache {
       let flags = [face.isColor, face.synthesizeBold, face.synthesizeOblique].map { $0 ? "1" : "0" }
       let fields = ["match", key, face.path, String(face.index), face.family] + flags
       text += (fields + [match.families.joined(separator: "\u{1F}")]).joined(separator: "\t") + "\n"
+    }
+    for (key, exact) in wordShaping.sorted(by: { $0.key < $1.key }) {
+      text += "words\t\(key)\t\(exact ? 1 : 0)\n"
     }
     Self.writeAtomically(text, to: path)
   }

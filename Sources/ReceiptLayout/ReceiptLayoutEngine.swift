@@ -25,13 +25,19 @@ public final class ReceiptLayoutEngine: Sendable {
     state = Locked(State())
   }
 
-  /// An engine with the Latin fast itemization path switched off, or with its own font match
-  /// cache file (nil: none) — tests compare both.
-  init(fastItemization: Bool = true, fontCache: String? = FontMatchCache.defaultPath()) throws {
+  /// An engine with the Latin fast itemization path or word-by-word shaping switched off, or with
+  /// its own font match cache file (nil: none) — tests compare both ways.
+  init(
+    fastItemization: Bool = true, wordShaping: Bool = true, fontCache: String? = FontMatchCache.defaultPath()
+  ) throws {
     let state = State(fontCache: fontCache)
     state.text.fastItemization = fastItemization
+    state.text.wordShaping = wordShaping
     self.state = Locked(state)
   }
+
+  /// Words served from the word shape cache so far (tests check that it is used).
+  var wordCacheHits: Int { state.withLock { $0.text.words.hits } }
 
   /// Whether fontconfig's configuration has been loaded (a font match cache miss or fallback).
   var hasLoadedFontconfig: Bool { state.withLock { $0.fonts.hasLoadedFontconfig } }

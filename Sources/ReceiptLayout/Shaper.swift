@@ -1,7 +1,7 @@
 internal import CHarfBuzz
 
 /// One glyph out of HarfBuzz, scaled to points.
-struct ShapedGlyph {
+struct ShapedGlyph: Equatable {
   var id: UInt32
   /// UTF-16 offset of the glyph's cluster in the paragraph.
   var cluster: Int

@@ -9,6 +9,10 @@ final class TextLayouter {
   let shaper = Shaper()
   /// Use ``itemizeSimple(_:text:)`` where it applies (tests turn it off to compare both paths).
   var fastItemization = true
+  /// Shape the fast path's words from ``words`` where the font allows it (tests turn it off to
+  /// compare both ways).
+  var wordShaping = true
+  let words = WordShapeCache()
   /// Emoji from monochrome fonts first (1-bit output; see `PageSetup.monochrome`).
   var monochrome = false
   private var breakIterators: [IteratorKey: BreakIterator] = [:]
@@ -176,7 +180,7 @@ final class TextLayouter {
       }
       if start < hi { pending.append((start..<hi, run.attributes, font, false)) }
     }
-    p.items = pending.map { shape(p, $0.range, $0.font, $0.attributes, 0, script, $0.tab) }
+    p.items = pending.map { shape(p, $0.range, $0.font, $0.attributes, 0, script, $0.tab, byWords: true) }
     return true
   }
 
@@ -274,13 +278,18 @@ final class TextLayouter {
     return chain[0]
   }
 
-  /// Shapes one item of a paragraph (with the whole paragraph as context).
+  /// Shapes one item of a paragraph (with the whole paragraph as context), or word by word from
+  /// the cache when `byWords` and the font allows it.
   func shape(
     _ p: Paragraph, _ range: Range<Int>, _ font: Font, _ attributes: TextAttributes, _ level: UInt8, _ script: Int32,
-    _ isTab: Bool, context: Range<Int>? = nil
+    _ isTab: Bool, context: Range<Int>? = nil, byWords: Bool = false
   ) -> ShapedItem {
     var glyphs: [ShapedGlyph] = []
-    if !isTab {
+    if isTab {
+      // A tab is placed, not shaped.
+    } else if byWords, level == 0, let shaped = shapeByWords(p, range, font, attributes, script) {
+      glyphs = shaped
+    } else {
       let context = context ?? 0..<p.units.count
       glyphs = p.units.withUnsafeBufferPointer { buffer in
         shaper.shape(
@@ -293,10 +302,10 @@ final class TextLayouter {
       if context.lowerBound != 0 {
         for i in glyphs.indices { glyphs[i].cluster += context.lowerBound }
       }
-      if attributes.letterSpacing != 0 {
-        for i in glyphs.indices where i + 1 == glyphs.count || glyphs[i + 1].cluster != glyphs[i].cluster {
-          glyphs[i].advance += attributes.letterSpacing
-        }
+    }
+    if attributes.letterSpacing != 0 {
+      for i in glyphs.indices where i + 1 == glyphs.count || glyphs[i + 1].cluster != glyphs[i].cluster {
+        glyphs[i].advance += attributes.letterSpacing
       }
     }
     return ShapedItem(

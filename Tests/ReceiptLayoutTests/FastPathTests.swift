@@ -7,6 +7,7 @@ import Testing
 @Suite struct FastPathTests {
   let fast = try! ReceiptLayoutEngine(fastItemization: true)
   let general = try! ReceiptLayoutEngine(fastItemization: false)
+  let fastWhole = try! ReceiptLayoutEngine(fastItemization: true, wordShaping: false)
 
   func documents() -> [ReceiptDocument] {
     var mixed = AttributedText("Caffè latte × 2\t")
@@ -25,6 +26,7 @@ import Testing
   @Test func sameLayoutBothWays() throws {
     for document in documents() {
       #expect(try fast.layout(document) == (try general.layout(document)))
+      #expect(try fastWhole.layout(document) == (try general.layout(document)))
     }
   }
 }

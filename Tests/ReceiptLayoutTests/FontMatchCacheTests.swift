@@ -82,6 +82,43 @@ import Testing
     #expect(text.hasPrefix("receipt-font-matches\t1\t") && text.contains("\nmatch\tDejaVu Sans\t400\t0\t"))
   }
 
+  /// Whether a font shapes words exactly is checked once and kept, per font file: a recorded
+  /// verdict is honoured (a false one recorded for DejaVu Sans turns the word cache off), and a
+  /// font file that changed is checked again.
+  @Test func wordShapingVerdictsAreKeptPerFontFile() throws {
+    let file = try cacheFile()
+    let copy = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("Copy.ttf")
+    try FileManager.default.copyItem(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", toPath: copy.path)
+    let text = AttributedText(
+      "2 x Latte 4.50\n2 x Latte 4.50", attributes: TextAttributes(font: FontDescriptor(families: [copy.path], size: 9))
+    )
+    let document = ReceiptDocument(blocks: [.text(text)])
+
+    let first = try ReceiptLayoutEngine(fontCache: file)
+    let expected = try first.layout(document)
+    #expect(first.wordCacheHits > 0)
+    let face = FontFace(path: copy.path, family: "DejaVu Sans")
+    let key = try #require(FontMatchCache.wordShapingKey(face, harfBuzz: Font.harfBuzzVersion))
+    #expect(FontMatchCache(path: file, fontconfigVersion: 0).wordShaping[key] == true, "recorded")
+
+    var cache = FontMatchCache(path: file, fontconfigVersion: 0)
+    cache.recordWordShaping(false, for: key)
+    let told = try ReceiptLayoutEngine(fontCache: file)
+    #expect(try told.layout(document) == expected)
+    #expect(told.wordCacheHits == 0, "the recorded verdict was honoured")
+
+    // The font file changes (here: its modification time): its old verdict no longer applies.
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: copy.path)
+    #expect(FontMatchCache.wordShapingKey(face, harfBuzz: Font.harfBuzzVersion) != key)
+    #expect(
+      FontMatchCache.wordShapingKey(face, harfBuzz: "0.0.0")
+        != FontMatchCache.wordShapingKey(face, harfBuzz: Font.harfBuzzVersion))
+    let checked = try ReceiptLayoutEngine(fontCache: file)
+    #expect(try checked.layout(document) == expected)
+    #expect(checked.wordCacheHits > 0, "checked again, and exact")
+  }
+
   @Test func theCacheFileFollowsTheEnvironment() {
     #expect(FontMatchCache.defaultPath(environment: ["HOME": "/home/till"]) == "/home/till/.cache/receipt/font-matches")
     #expect(
