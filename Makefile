@@ -60,6 +60,8 @@ screenshots: setup-test
 ## The daemon under load (wrk on loopback): submissions/s, p50/p99 latency, RSS.
 bench-daemon: setup release
 	scripts/bench-daemon.sh 15 8
+	scripts/bench-cupsd.sh 10 4
+	RECEIPT_HELD=1 scripts/bench-cupsd.sh 10 4
 
 ## Instructions of one `receipt render`, by callgrind (repeatable where wall time is not).
 callgrind: release
