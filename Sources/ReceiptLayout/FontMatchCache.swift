@@ -115,9 +115,15 @@ struct FontMatchCache {
     ].joined(separator: "\u{1F}")
   }
 
-  /// Records whether a font shapes words exactly and writes the file.
-  mutating func recordWordShaping(_ exact: Bool, for key: String) {
+  /// Records whether a font shapes words exactly and writes the file, without the verdicts of
+  /// font files that changed or are gone (or of another HarfBuzz), so the file does not grow.
+  mutating func recordWordShaping(_ exact: Bool, for key: String, harfBuzz: String) {
     guard path != nil, wordShaping[key] != exact else { return }
+    wordShaping = wordShaping.filter { key, _ in
+      let parts = key.split(separator: "\u{1F}", omittingEmptySubsequences: false)
+      guard parts.count == 5, let index = Int(parts[1]) else { return false }
+      return Self.wordShapingKey(FontFace(path: String(parts[0]), index: index), harfBuzz: harfBuzz) == key
+    }
     wordShaping[key] = exact
     write()
   }

@@ -102,7 +102,7 @@ import Testing
     #expect(FontMatchCache(path: file, fontconfigVersion: 0).wordShaping[key] == true, "recorded")
 
     var cache = FontMatchCache(path: file, fontconfigVersion: 0)
-    cache.recordWordShaping(false, for: key)
+    cache.recordWordShaping(false, for: key, harfBuzz: Font.harfBuzzVersion)
     let told = try ReceiptLayoutEngine(fontCache: file)
     #expect(try told.layout(document) == expected)
     #expect(told.wordCacheHits == 0, "the recorded verdict was honoured")
@@ -117,6 +117,8 @@ import Testing
     let checked = try ReceiptLayoutEngine(fontCache: file)
     #expect(try checked.layout(document) == expected)
     #expect(checked.wordCacheHits > 0, "checked again, and exact")
+    let kept = FontMatchCache(path: file, fontconfigVersion: 0).wordShaping
+    #expect(kept.count == 1 && kept[key] == nil, "the changed file's old verdict was dropped: \(kept)")
   }
 
   @Test func theCacheFileFollowsTheEnvironment() {
