@@ -1,7 +1,7 @@
 internal import CHarfBuzz
 
 extension Font {
-  /// Whether text of the simple layout path (left to right, below U+0300) shapes exactly the same
+  /// Whether text of the simple layout path (left to right, ``TextLayouter/simpleRanges``) shapes the same
   /// word by word as in one piece, so that shaped words may be reused (``WordShapeCache``).
   ///
   /// Shaping two pieces apart differs from shaping them together only where an OpenType lookup
@@ -10,13 +10,16 @@ extension Font {
   /// make it (Blink's "space in ligatures or kerning"), collects every GSUB and GPOS lookup whose
   /// glyphs (before, input, after or output) include the space glyph, and refuses the font when any
   /// other glyph of those lookups can arise from text of the simple path: the font's glyphs for
-  /// U+0000–U+02FF and everything GSUB can substitute for them (HarfBuzz's closure). DejaVu Sans,
+  /// its characters and everything GSUB can substitute for them (HarfBuzz's closure). DejaVu Sans,
   /// whose only such lookup joins a space with an Arabic haraka, passes. Fonts HarfBuzz shapes
   /// with tables it cannot inspect this way (AAT `morx`/`kerx`, a `kern` table without GPOS) are
   /// refused, as is a font without a space glyph.
   ///
   /// `scalars` is the text the check allows for (tests widen it to show a refusal).
-  static func wordShapingIsExact(face: OpaquePointer, font: OpaquePointer, scalars: Range<UInt32> = 0..<0x300) -> Bool {
+  static func wordShapingIsExact(
+    face: OpaquePointer, font: OpaquePointer,
+    scalars: [ClosedRange<UInt32>] = TextLayouter.simpleRanges.map { UInt32($0.lowerBound)...UInt32($0.upperBound) }
+  ) -> Bool {
     if hb_aat_layout_has_substitution(face) != 0 || hb_aat_layout_has_positioning(face) != 0 { return false }
     if hb_ot_layout_has_positioning(face) == 0, hasTable(face, "kern") { return false }
     var space: hb_codepoint_t = 0
@@ -38,8 +41,8 @@ extension Font {
     // Every glyph the text can become under GSUB.
     let reachable = HBSet()
     var glyph: hb_codepoint_t = 0
-    for scalar in scalars where hb_font_get_nominal_glyph(font, scalar, &glyph) != 0 {
-      reachable.insert(glyph)
+    for range in scalars {
+      for scalar in range where hb_font_get_nominal_glyph(font, scalar, &glyph) != 0 { reachable.insert(glyph) }
     }
     let lookups = HBSet()
     let count = hb_ot_layout_table_get_lookup_count(face, tag("GSUB"))
@@ -48,8 +51,9 @@ extension Font {
     return !reachable.intersects(involved)
   }
 
-  /// HarfBuzz's version (a recorded verdict holds for this version only).
-  static let harfBuzzVersion = String(cString: hb_version_string())
+  /// HarfBuzz's version and the check's (a recorded verdict holds for these only; the check's
+  /// changes with ``TextLayouter/simpleRanges``).
+  static let harfBuzzVersion = String(cString: hb_version_string()) + "/words-2"
 
   private static func tag(_ name: String) -> hb_tag_t { hb_tag_from_string(name, -1) }
 

@@ -83,7 +83,7 @@ final class TextLayouter {
   private func paragraph(_ slice: ArraySlice<UInt16>, offset: Int, text: AttributedText, mode: LineBreakMode) throws
     -> Paragraph
   {
-    let simple = slice.allSatisfy { $0 < 0x0300 && $0 != 0x0D }
+    let simple = slice.allSatisfy(Self.isSimple)
     var p = Paragraph(units: simple ? Array(slice) : Self.limitingMarks(slice), offset: offset)
     let n = p.units.count
     p.hasTabs = p.units.contains(0x09)
@@ -153,8 +153,22 @@ final class TextLayouter {
     return result
   }
 
-  /// Fast path for left-to-right paragraphs below U+0300 (Latin-1 and Latin Extended, no
-  /// combining marks): one level, one script (Latin if any character is Latin), and items only at
+  /// The UTF-16 units of the simple path: Latin-1 and Latin Extended below U+0300 (no combining
+  /// marks), and the punctuation, currency and letterlike signs Latin receipts print ("4,50 €",
+  /// "‘…’", "№", "™", the narrow no-break space French digits are grouped with). Each is a whole
+  /// grapheme of Common or Latin script, and none is strong right to left or a bidi control, so a
+  /// paragraph of them has one left-to-right level (tests compare both paths).
+  static let simpleRanges: [ClosedRange<UInt16>] = [
+    0x0000...0x02FF, 0x2010...0x2027, 0x202F...0x202F, 0x2030...0x205E, 0x20A0...0x20C0, 0x2116...0x2116,
+    0x2122...0x2122,
+  ]
+
+  static func isSimple(_ unit: UInt16) -> Bool {
+    if unit < 0x0300 { return unit != 0x0D }
+    return simpleRanges.dropFirst().contains { $0.contains(unit) }
+  }
+
+  /// Fast path for left-to-right paragraphs of ``simpleRanges`` (no combining marks): one level, one script (Latin if any character is Latin), and items only at
   /// attribute-run boundaries and tabs. It gives the same items as ``itemize(_:levels:text:)``
   /// and declines (returns false) when the primary font lacks a non-ASCII character, which then
   /// needs fallback.

@@ -3,8 +3,8 @@ import ReceiptModel
 /// Shaped words, reused: receipts repeat their words ("x", "Latte", "EUR", prices, spaces) on
 /// every line and in every job a daemon prints, and a dictionary lookup costs a fraction of a
 /// HarfBuzz call. Used only for fonts that shape the same word by word as in one piece
-/// (``Font/wordShapingIsExact(face:font:scalars:)``), on the simple path (left to right, below
-/// U+0300), so what comes out is exactly what shaping the whole item gives (`WordShapingTests`).
+/// (``Font/wordShapingIsExact(face:font:scalars:)``), on the simple path (left to right,
+/// ``TextLayouter/simpleRanges``), so what comes out is exactly what shaping the whole item gives (`WordShapingTests`).
 ///
 /// Bounded: when full it is emptied (a receipt's vocabulary refills it at once). Not
 /// thread-safe: one per ``TextLayouter``, used under the engine's lock.
@@ -99,7 +99,7 @@ final class WordShapeCache {
 }
 
 extension TextLayouter {
-  /// Shapes an item of a simple paragraph (left to right, below U+0300) one word at a time,
+  /// Shapes an item of a simple paragraph (left to right, ``TextLayouter/simpleRanges``) one word at a time,
   /// words and runs of spaces apart, each from the cache; nil when the font does not shape words
   /// exactly, so the caller shapes the item whole.
   func shapeByWords(

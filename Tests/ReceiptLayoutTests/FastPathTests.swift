@@ -20,6 +20,13 @@ import Testing
       ReceiptDocument(blocks: [.text(mixed)]),
       ReceiptDocument(blocks: [.text(AttributedText("Subtotal\t9.99\nTotal\t110.79", paragraphStyle: style))]),
       ReceiptDocument(blocks: [.text(AttributedText("12345 67890 !?#", attributes: TextAttributes(letterSpacing: 1)))]),
+      // Punctuation, currency and letterlike signs of the simple path, a narrow no-break space.
+      ReceiptDocument(blocks: [
+        .text(
+          AttributedText(
+            "„Grüße“ – ‘Café’… № 12 ™ 1\u{202F}234,56 € ‰ ‹x› • £3 ¥4 ₹5 ₽6 ⁄ 1⁄2 — fin\tSumme 4,50 €",
+            paragraphStyle: style))
+      ]),
     ]
   }
 
