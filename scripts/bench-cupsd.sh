@@ -12,7 +12,8 @@ duration=${1:-10}
 threads=${2:-4}
 binary=${RECEIPT_BINARY:-.build/release/receipt}
 [[ -x "$binary" && -x "$(dirname "$binary")/receipt-daemon" ]] || make release
-command -v cupsd >/dev/null || { apt-get update -qq && apt-get install -y -qq cups >/dev/null; }
+command -v cupsd >/dev/null && command -v gcc >/dev/null ||
+  { apt-get update -qq && apt-get install -y -qq cups gcc libc6-dev >/dev/null; }
 work=$(mktemp -d /tmp/receipt-cupsd-bench-XXXXXX)
 chmod 755 "$work"
 trap 'kill -9 $daemon $cups 2>/dev/null || true; rm -rf "$work"' EXIT
