@@ -136,7 +136,7 @@ final class FontCollection {
     }
     let exact = Font.wordShapingIsExact(face: font.hbFace, font: font.hbFont)
     font.wordShapingVerdict = exact
-    if let key { matchCache.recordWordShaping(exact, for: key, harfBuzz: Font.harfBuzzVersion) }
+    if let key { matchCache.recordWordShaping(exact, for: key) }
     return exact
   }
 

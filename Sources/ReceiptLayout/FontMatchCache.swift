@@ -116,9 +116,11 @@ struct FontMatchCache {
   }
 
   /// Records whether a font shapes words exactly and writes the file, without the verdicts of
-  /// font files that changed or are gone (or of another HarfBuzz), so the file does not grow.
-  mutating func recordWordShaping(_ exact: Bool, for key: String, harfBuzz: String) {
+  /// font files that changed or are gone (or of another HarfBuzz than `key`'s), so the file does
+  /// not grow.
+  mutating func recordWordShaping(_ exact: Bool, for key: String) {
     guard path != nil, wordShaping[key] != exact else { return }
+    let harfBuzz = String(key.split(separator: "\u{1F}", omittingEmptySubsequences: false).last ?? "")
     wordShaping = wordShaping.filter { key, _ in
       let parts = key.split(separator: "\u{1F}", omittingEmptySubsequences: false)
       guard parts.count == 5, let index = Int(parts[1]) else { return false }

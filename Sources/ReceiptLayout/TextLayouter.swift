@@ -298,10 +298,11 @@ final class TextLayouter {
     _ p: Paragraph, _ range: Range<Int>, _ font: Font, _ attributes: TextAttributes, _ level: UInt8, _ script: Int32,
     _ isTab: Bool, context: Range<Int>? = nil, byWords: Bool = false
   ) -> ShapedItem {
-    var glyphs: [ShapedGlyph] = []
-    if isTab {
-      // A tab is placed, not shaped.
-    } else if byWords, level == 0, let shaped = shapeByWords(p, range, font, attributes, script) {
+    var item = ShapedItem(
+      range: range, attributes: attributes, font: font, level: level, script: script, glyphs: [], isTab: isTab)
+    guard !isTab else { return item }  // a tab is placed, not shaped
+    var glyphs: [ShapedGlyph]
+    if byWords, level == 0, let shaped = shapeByWords(p, range, font, attributes, script) {
       glyphs = shaped
     } else {
       let context = context ?? 0..<p.units.count
@@ -322,8 +323,8 @@ final class TextLayouter {
         glyphs[i].advance += attributes.letterSpacing
       }
     }
-    return ShapedItem(
-      range: range, attributes: attributes, font: font, level: level, script: script, glyphs: glyphs, isTab: isTab)
+    item.glyphs = glyphs
+    return item
   }
 
   /// Fills the per-offset cluster advances and their prefix sums.

@@ -102,7 +102,7 @@ import Testing
     #expect(FontMatchCache(path: file, fontconfigVersion: 0).wordShaping[key] == true, "recorded")
 
     var cache = FontMatchCache(path: file, fontconfigVersion: 0)
-    cache.recordWordShaping(false, for: key, harfBuzz: Font.harfBuzzVersion)
+    cache.recordWordShaping(false, for: key)
     let told = try ReceiptLayoutEngine(fontCache: file)
     #expect(try told.layout(document) == expected)
     #expect(told.wordCacheHits == 0, "the recorded verdict was honoured")
