@@ -66,26 +66,27 @@ final class Hyphenator: @unchecked Sendable {
   /// Where a word may be hyphenated: UTF-16 offsets into `word` after which a line may end with a
   /// hyphen. Points the dictionary marks as non-standard (a spelling change, as old German `ck`
   /// → `k-k`) are left out; so are words that do not fit the dictionary's character set.
+  ///
+  /// libhyphen reads the word as bytes in the dictionary's encoding, but returns `hyphens` (and
+  /// `rep`, `pos`, `cut`) indexed by character: for a UTF-8 dictionary it folds its byte-indexed
+  /// result back to characters (`hnj_hyphen_norm`; see the note in hyphen.h), and an ISO 8859-1
+  /// one has a byte per character. So entry `k` is the point after the word's `k`-th scalar.
   func points(in word: ArraySlice<UInt16>) -> [Int] {
     let scalars = String(decoding: word, as: UTF16.self).unicodeScalars
     guard scalars.count >= leftMin + rightMin, scalars.count <= 60 else { return [] }
-    // Bytes in the dictionary's encoding, lower-cased per scalar, and each byte's scalar.
+    // Bytes in the dictionary's encoding, lower-cased per scalar, and the UTF-16 offset after
+    // each scalar.
     var bytes: [CChar] = []
-    var scalarOfByte: [Int] = []
-    var units: [Int] = []  // UTF-16 offset after each scalar
+    var units: [Int] = []
     var offset = 0
-    for (index, scalar) in scalars.enumerated() {
+    for scalar in scalars {
       let lower = scalar.properties.lowercaseMapping.unicodeScalars
       let mapped = lower.count == 1 ? lower.first! : scalar
       if utf8 {
-        for byte in String(mapped).utf8 {
-          bytes.append(CChar(bitPattern: byte))
-          scalarOfByte.append(index)
-        }
+        for byte in String(mapped).utf8 { bytes.append(CChar(bitPattern: byte)) }
       } else {
         guard mapped.value < 0x100 else { return [] }
         bytes.append(CChar(bitPattern: UInt8(mapped.value)))
-        scalarOfByte.append(index)
       }
       offset += scalar.utf16.count
       units.append(offset)
@@ -97,6 +98,7 @@ final class Hyphenator: @unchecked Sendable {
     let status = hnj_hyphen_hyphenate2(dictionary, bytes, Int32(bytes.count), &hyphens, nil, &rep, &pos, &cut)
     defer {
       if let rep {
+        // Allocated for the word's bytes; entries past its characters stay NULL.
         for i in 0..<bytes.count { free(rep[i]) }
         free(rep)
       }
@@ -105,13 +107,11 @@ final class Hyphenator: @unchecked Sendable {
     }
     guard status == 0 else { return [] }
     var result: [Int] = []
-    for i in 0..<(bytes.count - 1) where hyphens[i] & 1 == 1 {
-      // A point after byte i: only at the end of a scalar, and not a non-standard one.
-      guard scalarOfByte[i] != scalarOfByte[i + 1] else { continue }
-      if let rep, rep[i] != nil { continue }
-      let scalar = scalarOfByte[i]
-      guard scalar + 1 >= leftMin, scalars.count - scalar - 1 >= rightMin else { continue }
-      result.append(units[scalar])
+    for k in 0..<(scalars.count - 1) where hyphens[k] & 1 == 1 {
+      // A point after the k-th scalar, not a non-standard one, leaving enough on both sides.
+      if let rep, rep[k] != nil { continue }
+      guard k + 1 >= leftMin, scalars.count - k - 1 >= rightMin else { continue }
+      result.append(units[k])
     }
     return result
   }

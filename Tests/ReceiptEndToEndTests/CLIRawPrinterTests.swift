@@ -17,7 +17,7 @@ import Testing
   }
 
   @Test func waitMeansThePrinterConfirmedIt() throws {
-    let simulator = try ThermalPrinterSimulator(headDots: 512)
+    let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
     simulator.printSlowly(rowsPerSecond: 1500)
     let result = try printWaiting(on: simulator)
     #expect(result.status == 0, "\(result.stderr)")
@@ -26,7 +26,7 @@ import Testing
   }
 
   @Test func paperOutMidReceiptIsExit75AndTheRestIsCleared() throws {
-    let simulator = try ThermalPrinterSimulator(headDots: 512)
+    let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
     simulator.runOutOfPaper(afterRows: 300)
     let result = try printWaiting(on: simulator)
     #expect(result.status == 75, "\(result.status): \(result.stderr)")

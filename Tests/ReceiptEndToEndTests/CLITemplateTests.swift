@@ -94,7 +94,7 @@ import Testing
     let out = dir.appendingPathComponent("r.escpos")
     let result = try Tool.run(receipt, ["render", small, "--model", "epson-tm-t88v", "-o", out.path])
     #expect(result.status == 0, "\(result.stderr)")
-    let printed = try ESCPOSDecoder.decode(Data(contentsOf: out), bytesPerLine: 64)
+    let printed = try ESCPOSDecoder.decode(Data(contentsOf: out), bytesPerLine: 64, dpi: 180)
     #expect(printed.pages.count == 1 && printed.pages[0].width == 512)
     let png = dir.appendingPathComponent("r.png")
     #expect(try Tool.run(receipt, ["render", small, "--model", "epson-tm-t88v", "-o", png.path]).status == 0)

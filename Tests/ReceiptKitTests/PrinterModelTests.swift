@@ -52,7 +52,7 @@ import Testing
     ).document
     let escpos = try PrintPath.escpos.encode(try engine.layout(document), model: model)
     let dots = model?.paper["80mm"] ?? 576
-    return try ESCPOSDecoder.decode(escpos, bytesPerLine: (dots + 7) / 8).drawerKicks.map(\.pin)
+    return try ESCPOSDecoder.decode(escpos, bytesPerLine: (dots + 7) / 8, dpi: model?.dpi ?? 203).drawerKicks.map(\.pin)
   }
 
   @Test func theDrawerIsKickedOnTheModelsPin() throws {
@@ -102,7 +102,7 @@ import Testing
     let model = try PrinterModel.named(name)
     let shop = try Self.shop(model: model, paper: paper)
     #expect(shop.laidOut.pageSetup.resolution.dpi == model.dpi)
-    let printed = try ESCPOSDecoder.decode(shop.escpos, bytesPerLine: (model.paper[paper]! + 7) / 8)
+    let printed = try ESCPOSDecoder.decode(shop.escpos, bytesPerLine: (model.paper[paper]! + 7) / 8, dpi: model.dpi)
     #expect(printed.pages.count == shop.preview.count)
     for (page, preview) in zip(printed.pages, shop.preview) {
       let columns = RasterRenderer.printableColumns(pageWidth: preview.width, setup: shop.laidOut.pageSetup)

@@ -53,11 +53,32 @@ import Testing
     return true
   }
 
+  /// The printer each shipped model stands for, from the vendors' references (the simulator's
+  /// own table, not our model files): the TM-T88 line starts in 1/360-inch vertical units; the
+  /// others' defaults are not documented, so their simulators refuse a feed before `GS P`.
+  static func simulated(_ name: String, dots: Int) -> SimulatedPrinterModel {
+    switch name {
+    case "epson-tm-t88v", "epson-tm-t88vi":
+      var m = SimulatedPrinterModel.epsonTMT88
+      m.headDots = dots
+      return m
+    case "bixolon-srp-350iii":
+      return SimulatedPrinterModel(
+        headDots: dots, dpi: 180, defaultVerticalUnits: nil, source: "no GS P default found for the SRP-350III")
+    case "epson-tm-t20iii", "epson-tm-m30iii":
+      var m = SimulatedPrinterModel.epson203
+      m.headDots = dots
+      return m
+    default:
+      return .generic203(headDots: dots)
+    }
+  }
+
   @Test(arguments: PrinterModel.shipped.flatMap { m in m.paper.keys.sorted().map { (m.name, $0) } })
   func everyModelPrintsThePreviewDotForDot(name: String, paper: String) throws {
     let model = try PrinterModel.named(name)
     let dots = try #require(model.paper[paper])
-    let simulator = try ThermalPrinterSimulator(headDots: dots)
+    let simulator = try ThermalPrinterSimulator(model: Self.simulated(name, dots: dots))
     let (document, expected) = try Self.shop(model, paper: paper)
     _ = try ReceiptEngine().print(
       document, request: PrintRequest(printer: "socket://127.0.0.1:\(simulator.port)", model: model))
@@ -68,9 +89,92 @@ import Testing
       Self.same(page, expected[0]), "\(name) \(paper): \(page.rows.count) rows printed, \(expected[0].height) previewed"
     )
     #expect(page.cut == "partial")
+    #expect(simulator.refusedCommands.isEmpty, "\(simulator.refusedCommands)")
     let bytes = try #require(simulator.jobs.first)
     let star = Data([0x1B, 0x40, 0x1B, 0x2A, 0x72, 0x41])  // ESC @, ESC * r A
     #expect((bytes.prefix(6) == star) == (model.commandSet == "star"), "\(name) speaks its own command set")
+  }
+
+  /// Blank gaps (a 30 mm spacer, a 20 mm feed, the small example's own gaps) come out as long
+  /// as the preview, ±1 dot row: on each printer at its vendor's documented default units (the
+  /// TM-T88's 1/360 inch), and on printers whose vertical unit was left at 1/360 inch, 1/406 or
+  /// 1/203 inch (a printer set up differently): the encoder's `GS P` makes them agree.
+  @Test(arguments: [
+    ("epson-tm-t88vi", 360), ("epson-tm-t88vi", 180), ("epson-tm-t20iii", 360), ("epson-tm-t20iii", 406),
+    ("generic-80mm", 203), ("bixolon-srp-350iii", 360),
+  ])
+  func blankGapsAreAsLongAsThePreview(name: String, startingUnits: Int) throws {
+    let model = try PrinterModel.named(name)
+    let dots = try #require(model.paper["80mm"])
+    let directory = try Tool.temporaryDirectory()
+    try """
+    <receipt paper="80mm"><text>Top</text><spacer height="30mm"/><text>Middle</text>
+    <feed length="20mm"/><text>Bottom</text></receipt>
+    """.write(to: directory.appendingPathComponent("gaps.xml"), atomically: true, encoding: .utf8)
+    let setup = try #require(model.printHead.fitting(PageSetup(paper: .mm80)))
+    let engine = try ReceiptEngine()
+    var gaps = try engine.templateDocument(
+      template: "gaps", data: Data("{}".utf8), templates: directory,
+      options: TemplateOptions(pageSetup: setup, printHead: model.printHead)
+    ).document
+    gaps.pageSetup.monochrome = true
+    let (small, smallExpected) = try Self.shop(model)
+    for (document, expectedPages) in [(gaps, try Self.preview(gaps)), (small, smallExpected)] {
+      let simulator = try ThermalPrinterSimulator(
+        model: Self.simulated(name, dots: dots).withDefaultVerticalUnits(startingUnits))
+      _ = try engine.print(
+        document, request: PrintRequest(printer: "socket://127.0.0.1:\(simulator.port)", model: model))
+      #expect(Self.waitFor(20) { simulator.pages.first?.cut != nil }, "the receipt was cut")
+      let page = try #require(simulator.pages.first)
+      let expected = expectedPages[0]
+      #expect(
+        abs(page.rows.count - expected.height) <= 1, "\(name): \(page.rows.count) rows, preview \(expected.height)")
+      #expect(Self.same(page, expected), "\(name): the paper is the preview dot for dot")
+      #expect(simulator.refusedCommands.isEmpty, "\(simulator.refusedCommands)")
+    }
+    // The 30 mm spacer alone: its rows are blank and travel as feeds; on 1/360-inch units
+    // without GS P they would have printed at half (or, at 1/406, less than half) their length.
+    let thirty = Int((30 / 25.4 * Double(model.dpi)).rounded())
+    #expect(try Self.preview(gaps)[0].height > thirty)
+  }
+
+  /// The preview of a document, cropped to the printable columns.
+  static func preview(_ document: ReceiptDocument) throws -> [RasterImage] {
+    let laidOut = try ReceiptEngine().layout(document)
+    return try RasterRenderer().render(laidOut).map { page in
+      let columns = RasterRenderer.printableColumns(pageWidth: page.width, setup: laidOut.pageSetup)
+      return page.cropped(x: columns.lowerBound, width: columns.count)
+    }
+  }
+
+  /// Without `GS P`, the simulator at the TM-T88's documented default moves half a row per
+  /// `ESC J` unit, and a generic printer whose default is unknown refuses the feed: the
+  /// simulator checks the units, it does not take the encoder's word for them.
+  @Test func theSimulatorFeedsInItsOwnUnits() throws {
+    let tm = try ThermalPrinterSimulator(model: .epsonTMT88)
+    let generic = try ThermalPrinterSimulator(model: .generic203())
+    // ESC @, ESC J 200, a one-row band (so the page has an end), GS V 66 0.
+    let stream: [UInt8] = [0x1B, 0x40, 0x1B, 0x4A, 200, 0x1D, 0x76, 0x30, 0, 1, 0, 1, 0, 0xFF, 0x1D, 0x56, 66, 0]
+    for simulator in [tm, generic] { try Self.send(stream, to: simulator.port) }
+    #expect(Self.waitFor(20) { tm.pages.first?.cut != nil })
+    #expect(tm.pages.first?.rows.count == 100 + 1, "200 units of 1/360 inch are 100 rows of a 180-dpi head")
+    #expect(Self.waitFor(20) { !generic.refusedCommands.isEmpty })
+    #expect(generic.refusedCommands.first?.hasPrefix("ESC J 200 before GS P") == true)
+    // Unknown commands and a double-size raster mode are refused too.
+    let odd = try ThermalPrinterSimulator(model: .epsonTMT88)
+    try Self.send([0x1B, 0x40, 0x1D, 0x76, 0x30, 3, 1, 0, 1, 0, 0xFF], to: odd.port)
+    #expect(Self.waitFor(20) { odd.refusedCommands.first?.hasPrefix("GS v 48 m = 3") == true })
+    let text = try ThermalPrinterSimulator(model: .epsonTMT88)
+    try Self.send(Array("Hello\n".utf8), to: text.port)
+    #expect(Self.waitFor(20) { text.refusedCommands.first == "byte 0x48" })
+  }
+
+  /// Sends bytes to a simulator on loopback and closes the connection.
+  static func send(_ bytes: [UInt8], to port: UInt16) throws {
+    let fd = try Loopback.connect(port: port)
+    defer { close(fd) }
+    var bytes = bytes
+    _ = write(fd, &bytes, bytes.count)
   }
 
   @Test func aConfirmingPrinterIsDoneOnlyWhenItSaysTheReceiptPrinted() throws {
@@ -78,7 +182,7 @@ import Testing
     #expect(model.confirmsPrints && model.sendsAutomaticStatus)
     let (document, expected) = try Self.shop(model)
     for confirm in [false, true] {
-      let simulator = try ThermalPrinterSimulator(headDots: 512)
+      let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
       simulator.printSlowly(rowsPerSecond: Double(expected[0].height) / 3)  // 3 s a receipt
       let request = PrintRequest(
         printer: "socket://127.0.0.1:\(simulator.port)", model: model, processID: confirm ? "A7#z" : nil)
@@ -98,7 +202,7 @@ import Testing
   @Test func paperOutMidReceiptIsAnInterruptionAndTheRestIsCleared() throws {
     let model = try PrinterModel.named("epson-tm-t88v")
     let (document, expected) = try Self.shop(model)
-    let simulator = try ThermalPrinterSimulator(headDots: 512)
+    let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
     simulator.runOutOfPaper(afterRows: expected[0].height / 3)
     let request = PrintRequest(printer: "socket://127.0.0.1:\(simulator.port)", model: model, processID: "0001")
     let error = #expect(throws: ReceiptError.self) { try ReceiptEngine().print(document, request: request) }
@@ -117,7 +221,7 @@ import Testing
   @Test func aConnectionLostBeforeTheConfirmationIsNotAPrint() throws {
     let model = try PrinterModel.named("epson-tm-t20iii")
     let (document, _) = try Self.shop(model)
-    let simulator = try ThermalPrinterSimulator(headDots: 576)
+    let simulator = try ThermalPrinterSimulator(model: .generic203())
     simulator.disconnect(afterBytes: 2000)
     let request = PrintRequest(printer: "socket://127.0.0.1:\(simulator.port)", model: model, processID: "0002")
     let error = #expect(throws: ReceiptError.self) { try ReceiptEngine().print(document, request: request) }
@@ -128,7 +232,7 @@ import Testing
   @Test(arguments: [9600, 115_200])
   func aSerialPrinterPrintsAtItsBaudRate(baud: Int) throws {
     let model = try PrinterModel.named("epson-tm-t88v")
-    let simulator = try ThermalPrinterSimulator(serialBaud: baud, headDots: 512)
+    let simulator = try ThermalPrinterSimulator(serialBaud: baud, model: .epsonTMT88)
     let path = try #require(simulator.devicePath)
     let engine = try ReceiptEngine()
     // At 9,600 baud a short note (under 1 KB: about a second); at 115,200 the shop example.
@@ -166,7 +270,7 @@ import Testing
   @Test func aUSBPrinterDeviceConfirmsToo() throws {
     // A pty's path stands in for /dev/usb/lp0: a character device read and written as is.
     let model = try PrinterModel.named("epson-tm-m30iii")
-    let simulator = try ThermalPrinterSimulator(serialBaud: 1_000_000, headDots: 576)
+    let simulator = try ThermalPrinterSimulator(serialBaud: 1_000_000, model: .generic203())
     let (document, expected) = try Self.shop(model)
     _ = try ReceiptEngine().print(
       document,

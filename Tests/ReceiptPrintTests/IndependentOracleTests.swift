@@ -81,12 +81,14 @@ import Testing
     case raster(bytesPerLine: Int, rows: Int, data: [UInt8])
     case drawer(pinByte: UInt8, on: UInt8, off: UInt8)
     case cut(function: UInt8, feed: UInt8)
-    case feed(dots: Int)
+    case feed(units: Int)
+    case motionUnits(x: UInt8, y: UInt8)
   }
 
   /// Splits a stream by the reference's layouts: `ESC @` (1B 40); `GS v 0 m xL xH yL yH d1…dk`
   /// (1D 76 30 m, k = (xL + 256 xH)(yL + 256 yH)); `ESC p m t1 t2` (1B 70); `GS V m n` with
-  /// function B, m = 65 full or 66 partial (1D 56 41|42 n). Anything else fails.
+  /// function B, m = 65 full or 66 partial (1D 56 41|42 n); `ESC J n` (1B 4A n: feed n vertical
+  /// motion units); `GS P x y` (1D 50 x y: units of 1/x and 1/y inch). Anything else fails.
   func commands(_ data: Data) -> [Command] {
     let b = [UInt8](data)
     var i = 0
@@ -101,9 +103,13 @@ import Testing
         result.append(.raster(bytesPerLine: x, rows: y, data: Array(b[(i + 8)..<(i + 8 + x * y)])))
         i += 8 + x * y
       } else if b[i...].starts(with: [0x1B, 0x4A]), i + 3 <= b.count {
-        // ESC J n: print and feed n × the vertical motion unit (one dot by default).
-        result.append(.feed(dots: Int(b[i + 2])))
+        // ESC J n: print and feed n × the vertical motion unit (GS P's y; the printer's own
+        // default until GS P: 1/360 inch on the TM-T88 line).
+        result.append(.feed(units: Int(b[i + 2])))
         i += 3
+      } else if b[i...].starts(with: [0x1D, 0x50]), i + 4 <= b.count {
+        result.append(.motionUnits(x: b[i + 2], y: b[i + 3]))
+        i += 4
       } else if b[i...].starts(with: [0x1B, 0x70]), i + 5 <= b.count {
         result.append(.drawer(pinByte: b[i + 2], on: b[i + 3], off: b[i + 4]))
         i += 5
@@ -124,10 +130,13 @@ import Testing
     let stream = ESCPOSEncoder().encode(pages, receipt: receipt)
     let list = commands(stream)
     #expect(list.first == .initialize)
+    // Right after ESC @ (which resets them), GS P sets the vertical unit to the 203-dpi dot pitch
+    // and leaves the horizontal one at its default (x = 0): feeds below count dot rows.
+    #expect(list.dropFirst().first == .motionUnits(x: 0, y: 203))
     // Page 1: raster bands of 72 bytes (576 dots on 80 mm), drawer pin 2 (m = 0), partial cut
     // (m = 66); page 2: bands, drawer pin 5 (m = 1), full cut (m = 65). 25 × 2 ms on,
     // 250 × 2 ms off.
-    let rest = list.dropFirst().filter {
+    let rest = list.dropFirst(2).filter {
       switch $0 {
       case .raster, .feed: return false
       default: return true
@@ -144,7 +153,7 @@ import Testing
     // Bands are at most 72 bytes (576 dots on 80 mm) wide: as wide as their rightmost dot.
     #expect(bands.allSatisfy { $0.0 <= 72 && $0.0 > 0 && $0.1 <= 256 && $0.1 > 0 })
     let feeds = list.reduce(0) { total, command in
-      if case .feed(let dots) = command { return total + dots } else { return total }
+      if case .feed(let units) = command { return total + units } else { return total }  // 1/203 inch = 1 row
     }
     #expect(feeds > 0, "blank rows travel as ESC J feeds")
     #expect(bands.reduce(0) { $0 + $1.1 } + feeds == pages.reduce(0) { $0 + $1.height }, "every row of both pages")
@@ -177,10 +186,11 @@ import Testing
     // (python-escpos prints a note about centring on stdout; the bytes are the last line.)
     let parts = (result.stdout.split(separator: "\n").last ?? "").split(separator: " ").map(String.init)
     let ours = stream.map { String(format: "%02x", $0) }.joined()
-    // Our page 1 after ESC @: the bands, then the kick, then the cut.
+    // Our page 1 after ESC @ and GS P 0 203 (python-escpos sends no GS P): the bands, then the
+    // kick, then the cut.
     let bandsHex = parts[0]
-    #expect(ours.hasPrefix("1b40" + bandsHex), "raster bands equal python-escpos' GS v 0 bytes")
-    let afterBands = ours.dropFirst(4 + bandsHex.count)
+    #expect(ours.hasPrefix("1b40" + "1d5000cb" + bandsHex), "raster bands equal python-escpos' GS v 0 bytes")
+    let afterBands = ours.dropFirst(12 + bandsHex.count)
     #expect(afterBands.hasPrefix("1b7000"), "pin 2 like python-escpos (\(parts[1]))")
     #expect(parts[1].hasPrefix("1b7000") && parts[2] == "1d564200")
     #expect(afterBands.dropFirst(10).hasPrefix(parts[2]), "the partial cut is python-escpos' feed-and-cut bytes")

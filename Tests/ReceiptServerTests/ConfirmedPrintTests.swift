@@ -35,7 +35,7 @@ import Testing
   }
 
   @Test func aJobIsCompletedOnlyWhenThePrinterConfirmsIt() throws {
-    let simulator = try ThermalPrinterSimulator(headDots: 512)
+    let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
     simulator.printSlowly(rowsPerSecond: 300)  // a receipt takes about five seconds
     let fixture = try Self.fixture(simulator)
     let job = try #require(try Self.submit(fixture, count: 1).first)
@@ -52,7 +52,7 @@ import Testing
   }
 
   @Test func paperOutMidReceiptHoldsTheQueueAndReprintsTheInterruptedOneOnce() throws {
-    let simulator = try ThermalPrinterSimulator(headDots: 512)
+    let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
     simulator.runOutOfPaper(afterRows: 400)
     let fixture = try Self.fixture(simulator)
     let jobs = try Self.submit(fixture, count: 3)
@@ -87,7 +87,7 @@ import Testing
   }
 
   @Test func aConnectionLostBeforeTheConfirmationLeavesTheJobRetrying() throws {
-    let simulator = try ThermalPrinterSimulator(headDots: 576)
+    let simulator = try ThermalPrinterSimulator(model: .generic203())
     simulator.disconnect(afterBytes: 3000)
     let fixture = try Self.fixture(simulator, model: "epson-tm-t20iii")
     let job = try #require(try Self.submit(fixture, count: 1).first)
@@ -103,7 +103,7 @@ import Testing
   }
 
   @Test func aJobSentBeforeACrashPrintsAgainMarkedAsAReprint() throws {
-    let simulator = try ThermalPrinterSimulator(headDots: 512)
+    let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
     let fixture = try Self.fixture(simulator)
     let job = try #require(try Self.submit(fixture, count: 1).first)
     // The state a crash leaves: claimed and recorded as sent, never completed.
@@ -119,7 +119,7 @@ import Testing
 
   @Test func aStarPrinterIsNeverSentESCPOSStatusRequests() throws {
     // Star raster printers do not speak DLE EOT: asked, they would take it for data.
-    let simulator = try ThermalPrinterSimulator(headDots: 576)
+    let simulator = try ThermalPrinterSimulator(model: .generic203())
     let fixture = try Self.fixture(simulator, model: "star-tsp143iv")
     let job = try #require(try Self.submit(fixture, count: 1).first)
     try fixture.server.start()

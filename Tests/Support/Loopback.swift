@@ -29,4 +29,23 @@ public enum Loopback {
     }
     return (fd, UInt16(bigEndian: address.sin_port))
   }
+
+  /// A connected socket to 127.0.0.1:`port`.
+  public static func connect(port: UInt16) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
+    let connected = withUnsafePointer(to: &address) { pointer in
+      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+      }
+    }
+    guard connected else {
+      close(fd)
+      throw RigError("cannot connect to 127.0.0.1:\(port)")
+    }
+    return fd
+  }
 }

@@ -8,10 +8,16 @@ struct SimulatedCommand {
     case band(widthBytes: Int, rows: Int, data: [UInt8])
     /// Star `b n1 n2`: one row.
     case starRow([UInt8])
-    case feed(Int), cut(String), drawer(Int), automaticStatus(UInt8), processID(String)
+    /// ESC/POS `ESC J n` (n vertical motion units); Star `ESC * r Y n NUL` (n dots).
+    case feed(Int), starFeed(Int)
+    case cut(String), drawer(Int), automaticStatus(UInt8), processID(String)
+    /// ESC/POS `GS P x y`: motion units (0: the printer's default).
+    case motionUnits(x: Int, y: Int)
     /// Star `ESC * r <letter> n NUL`.
     case starSetting(Character, Int)
-    case other
+    /// A command the simulator does not know or whose parameters are out of range: a real
+    /// printer would misread it, so the simulator stops there.
+    case refused(String)
   }
   var kind: Kind
   var bytes: [UInt8]
@@ -50,13 +56,16 @@ struct SimulatedCommandParser {
       if b1 == 0x04 { return (.realtimeStatus(UInt8(b2)), 3) }
       if b1 == 0x14, b2 == 8 { return rest >= 10 ? (.clearBuffers, 10) : nil }
       if b1 == 0x14, b2 == 1 { return rest >= 5 ? (.drawer(p[i + 3] == 0 ? 2 : 5), 5) : nil }
-      return (.other, 1)
+      return (.refused(String(format: "DLE 0x%02X", b1)), 2)
     case 0x1B:  // ESC
       guard let b1 = byte(1) else { return nil }
       switch b1 {
       case 0x40: return (.initialize, 2)
       case 0x4A: return byte(2).map { (.feed($0), 3) }
-      case 0x70: return rest >= 5 ? (.drawer(p[i + 2] == 0 || p[i + 2] == 48 ? 2 : 5), 5) : nil
+      case 0x70:  // ESC p m t1 t2: m = 0/48 pin 2, 1/49 pin 5 (Epson ESC/POS reference, ESC p)
+        guard rest >= 5 else { return nil }
+        guard [0, 1, 48, 49].contains(p[i + 2]) else { return (.refused("ESC p m = \(p[i + 2])"), 5) }
+        return (.drawer(p[i + 2] == 0 || p[i + 2] == 48 ? 2 : 5), 5)
       case 0x0C: return byte(2).map { _ in (.cut("star"), 3) }  // ESC FF NUL / ESC FF EOT
       case 0x2A where byte(2) == 0x72:  // ESC * r
         guard let letter = byte(3) else { return nil }
@@ -73,9 +82,9 @@ struct SimulatedCommandParser {
           guard let (text, length) = untilNUL(from: 4) else { return nil }
           let n = Int(text.filter(\.isNumber)) ?? 0
           return letter == 0x59
-            ? (.feed(n), length) : (.starSetting(Character(UnicodeScalar(UInt8(letter))), n), length)
+            ? (.starFeed(n), length) : (.starSetting(Character(UnicodeScalar(UInt8(letter))), n), length)
         }
-      default: return (.other, 1)
+      default: return (.refused(String(format: "ESC 0x%02X", b1)), 2)
       }
     case 0x1D:  // GS
       guard let b1 = byte(1) else { return nil }
@@ -85,10 +94,18 @@ struct SimulatedCommandParser {
         let x = Int(p[i + 4]) | Int(p[i + 5]) << 8
         let y = Int(p[i + 6]) | Int(p[i + 7]) << 8
         guard rest >= 8 + x * y else { return nil }
+        // m = 0/48 normal; 1–3/49–51 double width/height, which this simulator does not print.
+        guard p[i + 2] == 0x30, [0, 48].contains(p[i + 3]), x > 0, y > 0 else {
+          return (.refused("GS v \(p[i + 2]) m = \(p[i + 3]), x = \(x), y = \(y)"), 8 + x * y)
+        }
         return (.band(widthBytes: x, rows: y, data: Array(p[(i + 8)..<(i + 8 + x * y)])), 8 + x * y)
-      case 0x56:  // GS V m [n]
+      case 0x50:  // GS P x y
+        guard let x = byte(2), let y = byte(3) else { return nil }
+        return (.motionUnits(x: x, y: y), 4)
+      case 0x56:  // GS V m [n]: 0/48 full, 1/49 partial; 65/66 feed (n units) and cut
         guard let m = byte(2) else { return nil }
         if [65, 66].contains(m) { return byte(3).map { _ in (.cut(m == 65 ? "full" : "partial"), 4) } }
+        guard [0, 1, 48, 49].contains(m) else { return (.refused("GS V m = \(m)"), 3) }
         return (.cut([0, 48].contains(m) ? "full" : "partial"), 3)
       case 0x61: return byte(2).map { (.automaticStatus(UInt8($0)), 3) }
       case 0x28:  // GS ( X pL pH …
@@ -98,8 +115,8 @@ struct SimulatedCommandParser {
         if p[i + 2] == 0x48, length == 11, p[i + 5] == 48, p[i + 6] == 48 {
           return (.processID(String(decoding: p[(i + 7)..<(i + 11)], as: UTF8.self)), length)
         }
-        return (.other, length)
-      default: return (.other, 1)
+        return (.refused(String(format: "GS ( 0x%02X", p[i + 2])), length)
+      default: return (.refused(String(format: "GS 0x%02X", b1)), 2)
       }
     case 0x62 where starRaster:  // b n1 n2 d…
       guard rest >= 3 else { return nil }
@@ -107,7 +124,9 @@ struct SimulatedCommandParser {
       return rest >= 3 + k ? (.starRow(Array(p[(i + 3)..<(i + 3 + k)])), 3 + k) : nil
     case 0x07 where star && !starRaster: return (.drawer(2), 1)
     case 0x1A where star && !starRaster: return (.drawer(5), 1)
-    default: return (.other, 1)
+    default:
+      // Text or a control this simulator does not print (receipt sends raster only).
+      return (.refused(String(format: "byte 0x%02X", p[i])), 1)
     }
   }
 }
@@ -118,7 +137,7 @@ extension SimulatedCommand {
     switch kind {
     case .band(_, let rows, _): rows
     case .starRow: 1
-    case .feed(let n): n
+    case .feed(let n), .starFeed(let n): n
     default: 0
     }
   }
@@ -142,9 +161,15 @@ struct SimulatedPrinterState {
   var bufferClears = 0
   var asbTarget: Int32 = -1
   var starFFMode = 13
+  /// The vertical motion unit (units per inch; nil: the model's default is unknown and no
+  /// `GS P` has set one) and the part of a dot row fed but not yet moved.
+  var verticalUnits: Int?
+  var feedRemainder = 0
+  /// Commands refused; the engine stops at the first.
+  var refused: [String] = []
 
   var pages: [SimulatedPage] { finished + (current.map { [$0] } ?? []) }
-  var stopped: Bool { paperEnd || coverOpen || cutterError }
+  var stopped: Bool { paperEnd || coverOpen || cutterError || !refused.isEmpty }
 
   /// The answer to `DLE EOT n` (Epson): bits 1 and 4 set, 0 and 7 clear.
   func statusByte(_ n: UInt8) -> UInt8 {
@@ -231,7 +256,20 @@ extension ThermalPrinterSimulator {
     case .starRow(let bytes):
       newRows([row(bytes[...])])
     case .feed(let n):
+      // ESC J n: n vertical motion units; the paper moves whole dot rows (the mechanical pitch
+      // of the TM-T88 is 1/360 inch, half a row: two half rows make one).
+      guard let units = state.verticalUnits else {
+        state.refused.append("ESC J \(n) before GS P: this model's default vertical unit is unknown")
+        return
+      }
+      let total = n * model.dpi + state.feedRemainder
+      state.feedRemainder = total % units
+      newRows(Array(repeating: [Bool](repeating: false, count: headDots), count: total / units))
+    case .starFeed(let n):
       newRows(Array(repeating: [Bool](repeating: false, count: headDots), count: n))
+    case .motionUnits(_, let y):
+      state.verticalUnits = y == 0 ? model.defaultVerticalUnits : y
+      state.feedRemainder = 0
     case .cut(let kind):
       var page = state.current ?? SimulatedPage(width: headDots, rows: [], cut: nil, drawerKicks: [])
       page.cut = kind == "star" ? (state.starFFMode == 9 ? "full" : state.starFFMode == 13 ? "partial" : "none") : kind
@@ -248,7 +286,12 @@ extension ThermalPrinterSimulator {
       reply([0x37, 0x22] + Array(id.utf8) + [0x00], to: fd)
     case .starSetting(let letter, let n):
       if letter == "F" { state.starFFMode = n }
-    case .realtimeStatus, .clearBuffers, .initialize, .other:
+    case .initialize:
+      state.verticalUnits = model.defaultVerticalUnits
+      state.feedRemainder = 0
+    case .refused(let what):
+      state.refused.append(what)
+    case .realtimeStatus, .clearBuffers:
       break
     }
   }

@@ -13,10 +13,14 @@ import Foundation
 ///   commands at once, even while printing is stopped: `DLE EOT n` (Epson's status byte layout)
 ///   and `DLE DC4` fn 8 (clear buffers, answered `37h 25h 00h`);
 /// - the print engine works through the buffered commands in order, unless the paper is out or
-///   the cover open: it prints ESC/POS `GS v 0` bands, `ESC J` feeds and `GS V` cuts, and Star
+///   the cover open: it prints ESC/POS `GS v 0` bands, `ESC J` feeds in the vertical motion unit
+///   (the model's documented default after `ESC @`, or what `GS P` set) and `GS V` cuts, and Star
 ///   raster (`ESC * r A`, `b n1 n2`, `ESC * r Y n NUL`, `ESC FF NUL`, `ESC * r B`) into page
 ///   images ``pages``; answers `GS ( H` fn 48 with the process ID (`37h 22h d1…d4 00h`) when
 ///   everything before it has printed; sends automatic status back (`GS a`) on every change;
+/// - it refuses what it does not know — an unknown command, a `GS v 0` or `GS V` mode it does not
+///   print, text, a feed whose unit the model's references do not give — and stops there
+///   (``refusedCommands``), so a stream a real printer would misread fails the test;
 /// - it can be told to run out of paper after some rows, open its cover, drop the connection
 ///   after some bytes, or print slowly.
 public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behind `lock`
@@ -24,8 +28,10 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
   public let port: UInt16
   /// The pty's device path (`/dev/pts/N`): a `serial:` or `usb:` printer address (nil on TCP).
   public let devicePath: String?
+  /// The printer simulated: its head and default motion units.
+  public let model: SimulatedPrinterModel
   /// The dots the head prints across (rows of ``pages`` are this wide).
-  public let headDots: Int
+  public var headDots: Int { model.headDots }
   let lock = NSCondition()
   private let listener: Int32
   /// The pty's other end, kept open so the line keeps its raw settings between jobs.
@@ -34,8 +40,9 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
   var state = SimulatedPrinterState()
 
   /// A printer on TCP loopback.
-  public init(headDots: Int = 576) throws {
-    self.headDots = headDots
+  public init(model: SimulatedPrinterModel = .generic203()) throws {
+    self.model = model
+    state.verticalUnits = model.defaultVerticalUnits
     (listener, port) = try Loopback.listen()
     (devicePath, ptySlave, baud) = (nil, -1, nil)
     let fd = listener
@@ -60,8 +67,9 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
 
   /// A printer on a serial line: a pty pair whose printer side reads at most `baud` / 10 bytes
   /// a second (8N1), as the wire would carry them.
-  public init(serialBaud baud: Int, headDots: Int = 576) throws {
-    self.headDots = headDots
+  public init(serialBaud baud: Int, model: SimulatedPrinterModel = .generic203()) throws {
+    self.model = model
+    state.verticalUnits = model.defaultVerticalUnits
     // /dev/ptmx by hand (Swift's Glibc module does not show posix_openpt): unlock the pair
     // (TIOCSPTLCK) and ask its number (TIOCGPTN).
     let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
@@ -139,6 +147,9 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
   public var statusRequestCount: Int { locked { $0.statusRequests } }
   /// Buffer clears (`DLE DC4` fn 8) executed.
   public var bufferClears: Int { locked { $0.bufferClears } }
+  /// Commands the printer refused (unknown, malformed, or a feed in an unknown unit); the
+  /// engine stops at the first, as a real printer's output would be wrong from there.
+  public var refusedCommands: [String] { locked { $0.refused } }
   /// Commands received but not printed yet (the engine is stopped or busy).
   public var pendingCommands: Int { locked { $0.queue.count } }
 

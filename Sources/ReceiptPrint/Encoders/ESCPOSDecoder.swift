@@ -32,13 +32,17 @@ package enum ESCPOSDecoder {
 
   /// Decodes a stream. Bands narrower than the printer's line print from the left edge, the rest
   /// of the row blank: rows are padded to `bytesPerLine` (default: the widest band in the stream).
-  package static func decode(_ data: Data, bytesPerLine: Int? = nil) throws -> Result {
+  /// `ESC J n` feeds n vertical motion units of the last `GS P` on a head of `dpi` (a feed before
+  /// any `GS P` is an error: its unit is the printer's own default, not known here).
+  package static func decode(_ data: Data, bytesPerLine: Int? = nil, dpi: Int = 203) throws -> Result {
     let b = [UInt8](data)
     var result = Result(pages: [], cuts: [], drawerKicks: [], initialized: false)
     var pageRows: [[[UInt8]]] = []
     var rows: [[UInt8]] = []
     var cuts: [CutKind?] = []
     var pendingFeed = 0
+    var unitsPerInch: Int?
+    var feedRemainder = 0
     func feed() {
       rows += Array(repeating: [], count: pendingFeed)
       pendingFeed = 0
@@ -57,6 +61,7 @@ package enum ESCPOSDecoder {
       switch (b[i], i + 1 < b.count ? b[i + 1] : 0) {
       case (0x1B, 0x40):
         result.initialized = true
+        unitsPerInch = nil
         i += 2
       case (0x1D, 0x76):
         try need(8)
@@ -69,8 +74,19 @@ package enum ESCPOSDecoder {
         i += 8 + x * y
       case (0x1B, 0x4A):
         try need(3)
-        pendingFeed += Int(b[i + 2])  // ESC J n: n blank rows
+        guard let units = unitsPerInch else {
+          throw DecodeError(offset: i, message: "ESC J before GS P: the feed's unit is the printer's default")
+        }
+        let total = Int(b[i + 2]) * dpi + feedRemainder  // ESC J n: n vertical motion units
+        pendingFeed += total / units
+        feedRemainder = total % units
         i += 3
+      case (0x1D, 0x50):
+        try need(4)
+        guard b[i + 3] != 0 else { throw DecodeError(offset: i, message: "GS P y = 0: the printer's default unit") }
+        unitsPerInch = Int(b[i + 3])
+        feedRemainder = 0
+        i += 4
       case (0x1B, 0x70):
         try need(5)
         result.drawerKicks.append((pageRows.count, b[i + 2] == 0 ? .pin2 : .pin5))

@@ -54,8 +54,9 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
       if model?.commandSet == "star" {
         return StarRasterEncoder(cutter: model?.cutter ?? "partial").encode(pages, receipt: all)
       }
-      return ESCPOSEncoder(bandHeight: model?.bandHeight ?? 256, finalCut: Self.finalCut(model))
-        .encode(pages, receipt: all)
+      return ESCPOSEncoder(
+        bandHeight: model?.bandHeight ?? 256, finalCut: Self.finalCut(model), motion: model?.motion ?? .setToDots
+      ).encode(pages, receipt: all)
     }
   }
 }

@@ -32,11 +32,25 @@ public struct PrinterModel: Codable, Hashable, Sendable {
   public var status: [String]
   /// Print speed in millimetres per second (the maker's maximum), for time estimates.
   public var speed: Int?
+  /// The printer's own motion units after `ESC @` (ESC/POS `GS P` x and y, in units per inch),
+  /// as its vendor documents them; nil where no vendor reference gives them. `ESC J`, `ESC 3`
+  /// and `GS V`'s feed count in the vertical one.
+  public var motionUnits: MotionUnits?
+  /// Whether the printer takes `GS P` (ESC/POS): the encoder then sets the vertical unit to the
+  /// dot pitch after every `ESC @`. A model that does not must give its vertical unit in
+  /// ``motionUnits`` (a multiple or a divisor of its dpi), and feeds are converted into it.
+  public var setsMotionUnits: Bool
   /// Where each fact comes from.
   public var sources: [String]
 
   /// The head, for layout.
   public var printHead: PrintHead { PrintHead(resolution: Resolution(dpi: dpi), printableDots: paper) }
+
+  /// How the ESC/POS encoder measures feeds for this model.
+  public var motion: ESCPOSEncoder.Motion {
+    if setsMotionUnits || commandSet != "escpos" { return .setToDots }
+    return .printerDefault(perInch: motionUnits?.y ?? dpi)
+  }
 
   /// Whether the printer answers `GS ( H` fn 48 once a receipt has printed.
   public var confirmsPrints: Bool { status.contains("process-id") }
@@ -45,7 +59,7 @@ public struct PrinterModel: Codable, Hashable, Sendable {
 
   private enum CodingKeys: String, CodingKey {
     case name, title, dpi, paper, commandSet, imageCommand, bandHeight, drawerPins, cutter, cutterFeedMillimetres
-    case status, speed, sources
+    case status, speed, motionUnits, setsMotionUnits, sources
   }
 
   /// Reads a model file; `cutter` (partial), `status` (realtime for ESC/POS, none for Star) and
@@ -64,6 +78,8 @@ public struct PrinterModel: Codable, Hashable, Sendable {
     cutterFeedMillimetres = try c.decodeIfPresent(Double.self, forKey: .cutterFeedMillimetres)
     status = try c.decodeIfPresent([String].self, forKey: .status) ?? (commandSet == "escpos" ? ["realtime"] : [])
     speed = try c.decodeIfPresent(Int.self, forKey: .speed)
+    motionUnits = try c.decodeIfPresent(MotionUnits.self, forKey: .motionUnits)
+    setsMotionUnits = try c.decodeIfPresent(Bool.self, forKey: .setsMotionUnits) ?? (commandSet == "escpos")
     sources = try c.decode([String].self, forKey: .sources)
   }
 
@@ -92,6 +108,17 @@ public struct PrinterModel: Codable, Hashable, Sendable {
     }
     guard commandSet == "escpos" || status.isEmpty else {
       throw fail("status requests are ESC/POS commands; a Star model lists none")
+    }
+    // A default may be finer than GS P can set (the TM-T88's 360 per inch).
+    if let units = motionUnits, !((1...1440).contains(units.x) && (1...1440).contains(units.y)) {
+      throw fail("motionUnits are the printer's default GS P x and y in units per inch, 1…1440")
+    }
+    if commandSet == "escpos", !setsMotionUnits {
+      guard let y = motionUnits?.y, y % dpi == 0 || dpi % y == 0 else {
+        throw fail(
+          "a model without GS P (setsMotionUnits false) gives its vertical motion unit in motionUnits.y, "
+            + "a multiple or a divisor of its dpi, so feeds can be converted exactly")
+      }
     }
     return self
   }
@@ -146,5 +173,19 @@ public struct PrinterModel: Codable, Hashable, Sendable {
     } catch {
       throw PrintError.badModel("printer model \(url.lastPathComponent) is not a model file: \(error)")
     }
+  }
+}
+
+/// A printer's motion units (ESC/POS `GS P`): 1/x inch across the paper, 1/y inch along it.
+public struct MotionUnits: Codable, Hashable, Sendable {
+  /// Horizontal units per inch.
+  public var x: Int
+  /// Vertical units per inch (paper feed).
+  public var y: Int
+
+  /// Creates motion units.
+  public init(x: Int, y: Int) {
+    self.x = x
+    self.y = y
   }
 }
