@@ -14,7 +14,7 @@ runtime=(
 )
 testing=(
   poppler-utils zbar-tools cups cups-ipp-utils avahi-daemon dbus pango1.0-tools netpbm strace libharfbuzz-bin
-  chromium chromium-driver python3-selenium postgresql
+  chromium chromium-driver python3-selenium postgresql time wngerman wfrench wamerican
 )
 
 if ! command -v swift >/dev/null && [[ ! -x /opt/swift/usr/bin/swift ]]; then
@@ -36,10 +36,10 @@ python_tools() {
   # schemathesis and openapi-spec-validator check the daemon against its OpenAPI contract;
   # python-escpos is an independent ESC/POS encoder to compare bytes with.
   if [[ "${1:-}" == "--test" ]] &&
-    ! python3 -c "import zxingcpp, numpy, schemathesis, openapi_spec_validator, escpos" 2>/dev/null; then
-    echo "setup: installing Python test tools: zxing-cpp numpy schemathesis openapi-spec-validator python-escpos"
+    ! python3 -c "import zxingcpp, numpy, schemathesis, openapi_spec_validator, escpos, pyphen, hyphen" 2>/dev/null; then
+    echo "setup: installing Python test tools: zxing-cpp numpy schemathesis openapi-spec-validator python-escpos pyphen pyhyphen"
     PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
-      zxing-cpp numpy "schemathesis==4.32.5" "openapi-spec-validator>=0.7" "python-escpos==3.1"
+      zxing-cpp numpy "schemathesis==4.32.5" "openapi-spec-validator>=0.7" "python-escpos==3.1" "pyphen==0.18.1" "pyhyphen==4.0.4"
   fi
 }
 

@@ -44,10 +44,14 @@ public struct RenderOptions: Sendable {
   public var gray: Bool
   /// The printer model the output is for (its band height for ESC/POS).
   public var model: PrinterModel?
+  /// Draw only the first this many pages of a PNG (nil: all; the daemon's preview answers with
+  /// the first page only, so it draws only that).
+  public var pageLimit: Int?
 
   /// Creates options.
-  public init(gray: Bool = false, model: PrinterModel? = nil) {
+  public init(gray: Bool = false, model: PrinterModel? = nil, pageLimit: Int? = nil) {
     self.gray = gray
     self.model = model
+    self.pageLimit = pageLimit
   }
 }

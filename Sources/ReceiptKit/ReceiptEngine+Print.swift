@@ -29,13 +29,22 @@ public struct PrintRequest: Sendable {
   /// Ask a raw printer whose model confirms prints to confirm this receipt with this ID (four
   /// printable ASCII characters); printing returns only once it has (see ``PrintJob/processID``).
   public var processID: String?
+  /// Called once the receipt is drawn and encoded, before its first byte goes to the printer
+  /// (see ``PrintJob/willSend``).
+  public var willSend: (@Sendable () throws -> Void)?
+  /// Asked while a raw printer is sent the receipt or its confirmation awaited: true gives the
+  /// print up (see ``PrintJob/shouldStop``).
+  public var shouldStop: (@Sendable () -> Bool)?
 
   /// Creates a request.
   public init(
     printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil, options: [String: String] = [:],
     jobName: String? = nil, holdWhenStopped: Bool = false, archive: (@Sendable (_ pdf: Data) throws -> Void)? = nil,
-    model: PrinterModel? = nil, processID: String? = nil
+    model: PrinterModel? = nil, processID: String? = nil, willSend: (@Sendable () throws -> Void)? = nil,
+    shouldStop: (@Sendable () -> Bool)? = nil
   ) {
+    self.willSend = willSend
+    self.shouldStop = shouldStop
     self.processID = processID
     self.archive = archive
     self.model = model
@@ -104,7 +113,8 @@ extension ReceiptEngine {
     let job = PrintJob(
       name: request.jobName ?? "receipt-\(receiptID) \(document.title)", copies: request.copies,
       options: request.options, holdWhenStopped: request.holdWhenStopped, model: request.model,
-      processID: request.processID ?? (request.wait ? Self.processID() : nil))
+      processID: request.processID ?? (request.wait ? Self.processID() : nil), willSend: request.willSend,
+      shouldStop: request.shouldStop)
     return try ReceiptError.wrapping {
       let printer = try PrinterAddress.open(request.printer, server: request.server)
       let capabilities = printer.capabilities

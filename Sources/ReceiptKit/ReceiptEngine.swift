@@ -38,7 +38,13 @@ public final class ReceiptEngine: Sendable {
       throw ReceiptError(.data, "\(path) is not UTF-8 text; convert it (e.g. iconv -t UTF-8)")
     }
     let title = URL(fileURLWithPath: path).lastPathComponent
-    return .plainText(text, attributes: TextAttributes(font: font), pageSetup: pageSetup, title: title)
+    var document = ReceiptDocument.plainText(
+      text, attributes: TextAttributes(font: font), pageSetup: pageSetup, title: title)
+    // A font file the caller names by path (`--font /path/Face.ttf 9`) is the caller's choice.
+    document.fontDirectories = font.families.filter { $0.hasPrefix("/") }.map {
+      URL(fileURLWithPath: $0).deletingLastPathComponent().path
+    }
+    return document
   }
 
   /// Binds order JSON into a template of a templates directory. Warnings (lenient mode) are
@@ -121,7 +127,13 @@ public final class ReceiptEngine: Sendable {
       switch format {
       case .png:
         let dpi = document.pageSetup.resolution.dpi
-        return try RasterRenderer(gray: options.gray).render(laidOut).map { try PNGWriter().encode($0, dpi: dpi) }
+        // Page by page: one page's dots in memory at a time.
+        var pngs: [Data] = []
+        let count = min(laidOut.pages.count, options.pageLimit ?? .max)
+        try RasterRenderer(gray: options.gray).render(laidOut, pages: 0..<count) { _, image in
+          pngs.append(try PNGWriter().encode(image, dpi: dpi))
+        }
+        return pngs
       case .pdf, .pwg, .ras, .escpos:
         return [try format.printPath!.encode(laidOut, gray: options.gray, model: options.model)]
       }

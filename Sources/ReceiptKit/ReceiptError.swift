@@ -67,7 +67,7 @@ extension ReceiptError {
   init(_ error: PrintError) {
     let stage: Stage =
       switch error {
-      case .jobFailed, .interrupted, .notConfirmed: .job
+      case .jobFailed, .interrupted, .notConfirmed, .abandoned: .job
       case .encoding: .render
       case .output: .output
       case .badAddress, .badModel: .data
@@ -80,7 +80,7 @@ extension ReceiptError {
   /// rest render failures.
   init(_ error: RenderError) {
     switch error {
-    case .tooLarge: self.init(.data, "\(error)", underlying: error)
+    case .tooLarge, .tooManyDots: self.init(.data, "\(error)", underlying: error)
     default: self.init(.render, "\(error)", underlying: error)
     }
   }

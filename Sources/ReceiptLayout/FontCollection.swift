@@ -18,6 +18,13 @@ final class FontCollection {
   private var warnings: Set<String> = []
   private var sorted: [ChainKey: [FontFace]] = [:]
   private var fallbacks: [FallbackKey: Font?] = [:]
+  /// Directories besides fontconfig's whose font files may be named by path (the document's
+  /// templates directory; see ``ReceiptDocument/fontDirectories``).
+  var allowedDirectories: [String] = []
+  /// fontconfig's font directories, resolved (see `FontCollection+Files`), and the font files
+  /// found allowed, by path and allowed directories.
+  var fontconfigRoots: [String]?
+  var checkedFiles: [String: String] = [:]
 
   private struct ChainKey: Hashable {
     var families: [String]
@@ -42,7 +49,7 @@ final class FontCollection {
   var hasLoadedFontconfig: Bool { loaded != nil }
 
   /// fontconfig's configuration (parsed now if it was not yet).
-  private func configuration() throws -> OpaquePointer {
+  func configuration() throws -> OpaquePointer {
     if let loaded { return loaded }
     guard let config = FcInitLoadConfigAndFonts() else {
       throw LayoutError.fontconfig("cannot load the fontconfig configuration")
@@ -53,6 +60,8 @@ final class FontCollection {
 
   /// The fonts named by a descriptor's families, in order, without duplicates. Never empty.
   func chain(for descriptor: FontDescriptor) throws -> [Font] {
+    // Font files by path are checked on every use: the allowed directories change per document.
+    for family in descriptor.families where family.hasPrefix("/") { _ = try fontFile(family) }
     let key = ChainKey(
       families: descriptor.families, weight: descriptor.weight, italic: descriptor.italic, emoji: false)
     if let chain = chains[key] {
@@ -64,7 +73,7 @@ final class FontCollection {
     for family in descriptor.families {
       let face: FontFace?
       if family.hasPrefix("/") {  // a font file given by path
-        face = FontFace(path: family, index: 0, family: family)
+        face = try fontFile(family)
       } else {
         let matched = match(family: family, weight: descriptor.weight, italic: descriptor.italic)
         face = matched?.face

@@ -16,8 +16,12 @@ final class Hyphenator: @unchecked Sendable {
   private let leftMin: Int
   private let rightMin: Int
 
+  /// The dictionary file.
+  let path: String
+
   private init?(path: String) {
     guard let dictionary = hnj_hyphen_load(path) else { return nil }
+    self.path = path
     self.dictionary = dictionary
     utf8 = dictionary.pointee.utf8 != 0
     leftMin = max(2, Int(dictionary.pointee.lhmin))

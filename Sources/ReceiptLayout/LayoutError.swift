@@ -4,6 +4,9 @@ public enum LayoutError: Error, Equatable, CustomStringConvertible, Sendable {
   case fontNotFound(String)
   /// A font file exists but FreeType/HarfBuzz cannot read it.
   case fontUnreadable(path: String, reason: String)
+  /// A font file named by path that is not a regular file in fontconfig's font directories or
+  /// the templates directory (the same answer whether it exists or not).
+  case fontFileRefused(String)
   /// An ICU call failed.
   case icu(function: String, status: String)
   /// fontconfig failed to initialise.
@@ -20,7 +23,7 @@ public enum LayoutError: Error, Equatable, CustomStringConvertible, Sendable {
   /// Whether the input is at fault (barcode data, an image), not the machine (fonts, ICU).
   public var isDataError: Bool {
     switch self {
-    case .barcode, .image, .misplaced: return true
+    case .barcode, .image, .misplaced, .fontFileRefused: return true
     case .at(_, let inner): return inner.isDataError
     default: return false
     }
@@ -42,6 +45,10 @@ public enum LayoutError: Error, Equatable, CustomStringConvertible, Sendable {
       return "no installed font matches \(request); install one (e.g. fonts-dejavu-core) or pick another family"
     case .fontUnreadable(let path, let reason):
       return "cannot read font \(path): \(reason); check the file or choose another font"
+    case .fontFileRefused(let path):
+      return
+        "font file \(path) is not a font file in fontconfig's font directories (fc-list) or the templates directory; "
+        + "name an installed family, or put the font file in the templates directory"
     case .icu(let function, let status):
       return "ICU \(function) failed: \(status)"
     case .fontconfig(let message):

@@ -80,6 +80,18 @@ struct Paragraph {
     return String(string[start..<end])
   }
 
+  /// The index of the first grapheme boundary after `offset` (binary search: a paragraph may be
+  /// long); `graphemes.count` when there is none.
+  func graphemeIndex(after offset: Int) -> Int {
+    var lo = 0
+    var hi = graphemes.count
+    while lo < hi {
+      let mid = (lo + hi) / 2
+      if graphemes[mid] <= offset { lo = mid + 1 } else { hi = mid }
+    }
+    return lo
+  }
+
   /// The item index containing an offset.
   func itemIndex(at offset: Int) -> Int {
     var lo = 0

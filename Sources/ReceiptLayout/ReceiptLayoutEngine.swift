@@ -46,6 +46,7 @@ public final class ReceiptLayoutEngine: Sendable {
   public func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
     try state.withLock { state in
       _ = state.fonts.takeWarnings()
+      state.fonts.allowedDirectories = document.fontDirectories
       state.text.monochrome = document.pageSetup.monochrome
       state.text.forgetParagraphs()
       var layouter = BlockLayouter(text: state.text, setup: document.pageSetup)

@@ -10,6 +10,10 @@ struct LineSpan {
 }
 
 extension TextLayouter {
+  /// Most UTF-16 units between two break opportunities that are still looked up in a
+  /// hyphenation dictionary (libhyphen's words are at most 60 characters; see ``Hyphenator``).
+  static let maxHyphenatedUnits = 256
+
   /// Greedy line breaking at the paragraph's break opportunities (UAX #14 in word mode), with
   /// trailing spaces hanging; a word wider than the line wraps between graphemes. At most
   /// `budget` lines (0 = unlimited); a cut paragraph's last line is truncated with an ellipsis.
@@ -45,8 +49,10 @@ extension TextLayouter {
           break  // widths grow with the end; a hyphen's own width may not fit where a later break does
         }
       }
-      if let overflow, p.hyphenation != nil {
+      if let overflow, p.hyphenation != nil, overflow - (end ?? start) <= Self.maxHyphenatedUnits {
         // The word that crosses the line's end: its last dictionary point that fits, with a hyphen.
+        // (Longer runs without a break are no words to hyphenate: they wrap between graphemes,
+        // and looking into them on every line made breaking quadratic in their length.)
         let word = (end ?? start)..<overflow
         for point in dictionaryPoints(p, in: word).reversed() where point > start {
           if lineWidth(p, start, point, available: available, style: style) + hyphenWidth(p, at: point) <= limit {
@@ -57,7 +63,7 @@ extension TextLayouter {
       }
       if end == nil {
         // The first word is wider than the line: break between graphemes, at least one.
-        var g = p.graphemes.firstIndex { $0 > start }!
+        var g = p.graphemeIndex(after: start)
         end = p.graphemes[g]
         g += 1
         while g < p.graphemes.count, lineWidth(p, start, p.graphemes[g], available: available, style: style) <= limit {

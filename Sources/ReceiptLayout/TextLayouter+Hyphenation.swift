@@ -39,14 +39,8 @@ extension TextLayouter {
       i = j
     }
     return points.filter { point in
-      // A grapheme boundary (binary search: a paragraph may be long).
-      var lo = 0
-      var hi = p.graphemes.count
-      while lo < hi {
-        let mid = (lo + hi) / 2
-        if p.graphemes[mid] < point { lo = mid + 1 } else { hi = mid }
-      }
-      return lo < p.graphemes.count && p.graphemes[lo] == point
+      let g = p.graphemeIndex(after: point - 1)
+      return g < p.graphemes.count && p.graphemes[g] == point
     }
   }
 

@@ -15,16 +15,60 @@ import Foundation
 ///             | ${piped} | (piped)
 /// ```
 /// A name may contain `-` when a letter follows (`order-id`); write a minus with spaces.
+///
+/// Templates and `/v1/render` bodies are untrusted, and both the parser and the evaluator recurse
+/// over the tree: nesting (parentheses, `${…}`, quoted expression arguments, `!`, `not` and unary
+/// `-`) is limited to ``maxNesting`` levels and one expression to ``maxOperators`` operators, so
+/// the tree is at most a few hundred levels deep whatever the input (30,000 `(` once overflowed
+/// the stack).
 struct ExpressionParser {
+  /// Most levels of nesting in one expression.
+  static let maxNesting = 32
+  /// Most operators (unary, binary and formatters) in one expression, nested ones included.
+  static let maxOperators = 256
+
   private let chars: [Character]
   private var i: Int
   /// Where the expression ends: the end of the string, or a `}` closing `${`.
   private(set) var end: Int
+  /// The nesting level at the cursor (an enclosing parser's level included).
+  private var nesting: Int
+  /// Operators read so far (an enclosing parser's included).
+  private var operators: Int
 
-  init(_ text: some StringProtocol, from start: Int = 0) {
-    chars = Array(text)
+  init(_ text: some StringProtocol, from start: Int = 0, nesting: Int = 0, operators: Int = 0) {
+    self.init(chars: Array(text), from: start, nesting: nesting, operators: operators)
+  }
+
+  /// A parser over characters already split (a `${` in a long text does not copy the text again).
+  private init(chars: [Character], from start: Int, nesting: Int, operators: Int) {
+    self.chars = chars
     i = start
     end = chars.count
+    self.nesting = nesting
+    self.operators = operators
+  }
+
+  /// Enters one level of nesting at `offset`, refusing input that nests too deep.
+  private mutating func enter(at offset: Int) throws(ExpressionError) {
+    nesting += 1
+    guard nesting <= Self.maxNesting else {
+      throw ExpressionError(
+        offset: offset,
+        message: "the expression nests deeper than \(Self.maxNesting) levels; "
+          + "compute the value in the order data or split it over several elements")
+    }
+  }
+
+  /// Counts one operator at `offset`, refusing expressions with too many.
+  private mutating func count(at offset: Int) throws(ExpressionError) {
+    operators += 1
+    guard operators <= Self.maxOperators else {
+      throw ExpressionError(
+        offset: offset,
+        message: "the expression has more than \(Self.maxOperators) operators; "
+          + "compute the value in the order data or split it over several elements")
+    }
   }
 
   /// Parses a whole string as one piped expression (`test="…"`, `items="…"`).
@@ -38,7 +82,15 @@ struct ExpressionParser {
 
   /// Parses `${…}` starting just after `${`; returns the expression and the offset after `}`.
   static func parseBraced(_ chars: [Character], from start: Int) throws(ExpressionError) -> (Expression, Int) {
-    var parser = ExpressionParser(String(chars), from: start)
+    try parseBraced(chars, from: start, nesting: 0, operators: 0).0
+  }
+
+  /// `parseBraced` inside an enclosing expression: returns the expression, the offset after `}`
+  /// and the operators counted so far.
+  private static func parseBraced(
+    _ chars: [Character], from start: Int, nesting: Int, operators: Int
+  ) throws(ExpressionError) -> ((Expression, Int), Int) {
+    var parser = ExpressionParser(chars: chars, from: start, nesting: nesting, operators: operators)
     let e = try parser.piped()
     parser.skipSpace()
     guard parser.peek == "}" else {
@@ -47,7 +99,7 @@ struct ExpressionParser {
       }
       throw parser.unexpected("an operator, '|' or '}'")
     }
-    return (e, parser.i + 1)
+    return ((e, parser.i + 1), parser.operators)
   }
 
   // MARK: - Grammar
@@ -59,6 +111,7 @@ struct ExpressionParser {
       skipSpace()
       guard peek == "|" else { break }
       if peek(1) == "|" { throw ExpressionError(offset: i, message: "use 'and' and 'or' to join conditions") }
+      try count(at: i)
       i += 1
       calls.append(try formatter())
     }
@@ -71,6 +124,7 @@ struct ExpressionParser {
       skipSpace()
       let start = i
       guard let op = peekOperator(), op.precedence >= minPrecedence else { break }
+      try count(at: start)
       i += op == .and ? 3 : op == .or ? 2 : op.rawValue.count
       let rhs = try binary(minPrecedence: op.precedence + 1)
       if op.isComparison, case .binary(let inner, _, _, let at) = rhs, inner.isComparison {
@@ -90,15 +144,18 @@ struct ExpressionParser {
   private mutating func unary() throws(ExpressionError) -> Expression {
     skipSpace()
     let start = i
-    if peek == "-" {
-      i += 1
-      return .unary(.minus, try unary(), at: start)
-    }
-    if peek == "!" && peek(1) != "=" {
-      i += 1
-      return .unary(.not, try unary(), at: start)
-    }
-    if word() == "not" {
+    if peek == "-" || (peek == "!" && peek(1) != "=") || word() == "not" {
+      try enter(at: start)
+      try count(at: start)
+      defer { nesting -= 1 }
+      if peek == "-" {
+        i += 1
+        return .unary(.minus, try unary(), at: start)
+      }
+      if peek == "!" {
+        i += 1
+        return .unary(.not, try unary(), at: start)
+      }
       i += 3
       return .unary(.not, try binary(minPrecedence: 3), at: start)
     }
@@ -110,6 +167,8 @@ struct ExpressionParser {
     let start = i
     guard let c = peek, c != "}" else { throw unexpected("a value, a $path or '('") }
     if c == "(" {
+      try enter(at: start)
+      defer { nesting -= 1 }
       i += 1
       let e = try piped()
       skipSpace()
@@ -121,7 +180,10 @@ struct ExpressionParser {
     if c.isASCII, c.isNumber { return .literal(.number(try number()), at: start) }
     if c == "$" {
       if peek(1) == "{" {
-        let (e, after) = try Self.parseBraced(chars, from: i + 2)
+        try enter(at: start)
+        defer { nesting -= 1 }
+        let ((e, after), counted) = try Self.parseBraced(chars, from: i + 2, nesting: nesting, operators: operators)
+        operators = counted
         i = after
         return try access(e)
       }
@@ -191,11 +253,14 @@ struct ExpressionParser {
     if let q = peek, q == "'" || q == "\"" {
       let text = try quoted()
       guard expression else { return .text(text, at: start) }
-      var inner = ExpressionParser(text)
+      try enter(at: start)
+      defer { nesting -= 1 }
+      var inner = ExpressionParser(text, nesting: nesting, operators: operators)
       do throws(ExpressionError) {
         let e = try inner.piped()
         inner.skipSpace()
         if inner.i < inner.chars.count { throw inner.unexpected("an operator or the end") }
+        operators = inner.operators
         return .expression(e, at: start + 1)
       } catch {
         throw ExpressionError(offset: start + 1 + error.offset, message: error.message)

@@ -33,7 +33,8 @@ extension TemplateRenderer {
       if op.isComparison { return .bool(Self.compare(lhs ?? .null, rhs ?? .null, op)) }
       guard let lhs, let rhs, lhs != .null, rhs != .null else { return nil }
       if op == .add, lhs.decimal == nil || rhs.decimal == nil, lhs.isText || rhs.isText {
-        return .string(lhs.text + rhs.text)  // text joins: 'No. ' + $number
+        // Text joins: 'No. ' + $number.
+        return try bounded(.string(lhs.text + rhs.text), by: "'+'", at: locator(at))
       }
       return .number(try arithmetic(op, lhs, rhs, at: at, operands: (l.offset, r.offset), locator))
     case .access(let inner, let segments):

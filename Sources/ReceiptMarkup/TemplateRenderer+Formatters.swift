@@ -49,11 +49,19 @@ extension TemplateRenderer {
       default: return .number(JSONNumber(value.text.count))
       }
     case "sum", "min", "max", "first", "last", "where", "join":
-      return try collection(call, value, scope: scope, at: locator)
+      return try bounded(collection(call, value, scope: scope, at: locator), by: call.name, at: location)
     default:
       let arguments = call.arguments.indices.map { argument($0) ?? "" }
-      return .string(try formatter.formatString(value.text, name: call.name, arguments: arguments, at: location))
+      return try bounded(
+        .string(formatter.formatString(value.text, name: call.name, arguments: arguments, at: location)),
+        by: call.name, at: location)
     }
+  }
+
+  /// `value` when its text is within ``ValueFormatter/maxValueBytes``.
+  func bounded(_ value: JSONValue?, by what: String, at location: SourceLocation) throws -> JSONValue? {
+    if case .string(let s)? = value { try ValueFormatter.checkSize(s.utf8.count, of: what, at: location) }
+    return value
   }
 
   /// `map:'cash=Cash, card=Card'` or `map:@payment` (the strings' `payment.cash`); a value

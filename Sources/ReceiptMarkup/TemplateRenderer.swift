@@ -122,6 +122,11 @@ final class TemplateRenderer {
   var expressionCache: [String: (Expression, Int)] = [:]
   /// Per-element expression evaluations so far (bounded).
   var elementEvaluations = 0
+  /// Most UTF-8 bytes of bound values one receipt prints (each value is also bounded, by
+  /// ``ValueFormatter/maxValueBytes``).
+  static let maxBoundTextBytes = 4 << 20
+  /// Bytes of bound values printed so far.
+  var boundTextBytes = 0
 
   init(library: TemplateLibrary, order: JSONValue, options: TemplateOptions) {
     self.library = library
@@ -199,8 +204,9 @@ final class TemplateRenderer {
     let blocks = try expand(root.children, scope: scope, style: style, inRow: false).map(\.block)
     warnings += strings.warnings
     let title = a["title"] ?? name
-    return RenderedTemplate(
-      document: ReceiptDocument(pageSetup: setup, blocks: blocks, title: title), warnings: warnings)
+    var receipt = ReceiptDocument(pageSetup: setup, blocks: blocks, title: title)
+    receipt.fontDirectories = [library.directory.path]
+    return RenderedTemplate(document: receipt, warnings: warnings)
   }
 
   private func pageSetup(_ a: Attributes) throws -> PageSetup {
@@ -294,6 +300,13 @@ final class TemplateRenderer {
       return ""
     }
     var text = result.text
+    boundTextBytes += text.utf8.count
+    guard boundTextBytes <= Self.maxBoundTextBytes else {
+      throw TemplateError(
+        locator(expression.offset),
+        "the receipt's bound values come to more than \(Self.maxBoundTextBytes) bytes (4 MiB) in all; "
+          + "print fewer or shorter values")
+    }
     if isolate, case .number = result { text = nativeDigits(text) }
     // A printed value is a first-strong isolate: in right-to-left receipts "+971 4 123 4567" and
     // "$9.99" stay left-to-right units; in any receipt Arabic or Hebrew data keeps its own

@@ -58,11 +58,24 @@ extension ValueFormatter {
     return zone
   }
 
+  /// The Unix seconds a date can be printed from: 0001-01-01 to 9999-12-31 (UTC).
+  static let unixSeconds: ClosedRange<Decimal> = -62_135_596_800...253_402_300_799
+
   /// ISO 8601 (a day, a date-time with or without an offset and fraction) or Unix seconds.
   static func instant(_ value: JSONValue, for what: String, zone: TimeZone, at location: SourceLocation) throws
     -> Instant
   {
     if case .number(let seconds) = value, let s = seconds.exactDecimal {
+      guard Self.unixSeconds.contains(s) else {
+        // Milliseconds (JavaScript's Date.now()) are the usual cause.
+        let hint =
+          Self.unixSeconds.contains(s / 1000)
+          ? "; it looks like milliseconds: divide by 1000 (${created / 1000 | \(what)})"
+          : "; Unix seconds count from 1970 (years 1 to 9999)"
+        throw TemplateError(
+          location,
+          "\(what) needs Unix seconds between year 1 and 9999, but the value is \(value.quotedForMessage)\(hint)")
+      }
       return Instant(date: Date(timeIntervalSince1970: NSDecimalNumber(decimal: s).doubleValue), zone: nil)
     }
     if case .string(let s) = value, let instant = instant(iso: s.trimmingCharacters(in: .whitespaces), zone: zone) {

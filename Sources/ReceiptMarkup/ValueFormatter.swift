@@ -142,6 +142,17 @@ struct ValueFormatter {
   // MARK: - Strings
 
   /// `trim`, `replace`, `pad`, `truncate`, `substring`, `upper`, `lower`.
+  /// Most UTF-8 bytes of one value a binding computes (after each formatter and each `+`).
+  static let maxValueBytes = 1 << 20
+
+  /// Refuses a value of `bytes` bytes made by `what` when it is over ``maxValueBytes``.
+  static func checkSize(_ bytes: Int, of what: String, at location: SourceLocation) throws {
+    guard bytes > maxValueBytes else { return }
+    throw TemplateError(
+      location,
+      "\(what) would make a value of \(bytes) bytes; a bound value is limited to \(maxValueBytes) bytes (1 MiB)")
+  }
+
   func formatString(_ text: String, name: String, arguments: [String], at location: SourceLocation) throws -> String {
     func count(_ i: Int, _ what: String, allowNegative: Bool = false) throws -> Int {
       guard let n = Int(arguments[i]), (allowNegative ? -10_000 : 0)...10_000 ~= n else {
@@ -153,7 +164,15 @@ struct ValueFormatter {
     case "upper": return text.uppercased(with: locale)
     case "lower": return text.lowercased(with: locale)
     case "trim": return text.trimmingCharacters(in: .whitespacesAndNewlines)
-    case "replace": return arguments[0].isEmpty ? text : text.replacingOccurrences(of: arguments[0], with: arguments[1])
+    case "replace":
+      guard !arguments[0].isEmpty else { return text }
+      let growth = arguments[1].utf8.count - arguments[0].utf8.count
+      if growth > 0 {
+        // Measure before building: chained replaces once grew text tenfold per step (715 MB).
+        let occurrences = text.components(separatedBy: arguments[0]).count - 1
+        try Self.checkSize(text.utf8.count + occurrences * growth, of: name, at: location)
+      }
+      return text.replacingOccurrences(of: arguments[0], with: arguments[1])
     case "pad":
       let width = try count(0, "a width")
       let align = arguments.count > 1 ? arguments[1] : "left"

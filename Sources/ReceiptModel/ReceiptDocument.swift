@@ -8,6 +8,9 @@ public struct ReceiptDocument: Hashable, Sendable {
   public var blocks: [Block]
   /// Title for document metadata (PDF title, CUPS job name).
   public var title: String
+  /// Directories besides fontconfig's font directories from which a font file may be named by
+  /// path (a template's own directory); any other path is refused.
+  public var fontDirectories: [String] = []
 
   /// Creates a document.
   public init(pageSetup: PageSetup = PageSetup(), blocks: [Block] = [], title: String = "Receipt") {

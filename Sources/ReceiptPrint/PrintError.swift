@@ -34,6 +34,9 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
   case notConfirmed(String)
   /// A library printing needs is missing or cannot be loaded (libcups).
   case libraryMissing(String)
+  /// The caller stopped the print (``PrintJob/shouldStop``) while it was being sent or its
+  /// confirmation awaited: whether it printed is unknown.
+  case abandoned(String)
 
   public var description: String {
     switch self {
@@ -53,7 +56,7 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
     case .jobFailed(let id, let state, let reason):
       return "job \(id) \(state): \(reason)"
     case .socket(let message), .encoding(let message), .output(let message), .badModel(let message),
-      .interrupted(let message), .notConfirmed(let message), .libraryMissing(let message):
+      .interrupted(let message), .notConfirmed(let message), .libraryMissing(let message), .abandoned(let message):
       return message
     case .badAddress(let address):
       return

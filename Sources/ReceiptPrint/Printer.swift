@@ -109,12 +109,22 @@ public struct PrintJob: Sendable {
   /// this ID (four printable ASCII characters): `submit` returns only once the printer says it
   /// printed. Nil, or a model that cannot: the bytes are sent and that is all.
   public var processID: String?
+  /// Called once the receipt is encoded, before its first byte goes to the printer (an error
+  /// stops the print): the daemon records there that the job's own work is done.
+  public var willSend: (@Sendable () throws -> Void)?
+  /// Asked while a raw printer is sent the receipt or its confirmation is awaited: true stops
+  /// the print with ``PrintError/abandoned(_:)`` (the daemon is shutting down; whether the
+  /// receipt printed is unknown).
+  public var shouldStop: (@Sendable () -> Bool)?
 
   /// Creates a job.
   public init(
     name: String, copies: Int = 1, options: [String: String] = [:], holdWhenStopped: Bool = false,
-    model: PrinterModel? = nil, processID: String? = nil
+    model: PrinterModel? = nil, processID: String? = nil, willSend: (@Sendable () throws -> Void)? = nil,
+    shouldStop: (@Sendable () -> Bool)? = nil
   ) {
+    self.willSend = willSend
+    self.shouldStop = shouldStop
     self.model = model
     self.processID = processID
     self.name = name

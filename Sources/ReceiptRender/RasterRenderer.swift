@@ -36,13 +36,25 @@ public struct RasterRenderer: Sendable {
     return start..<(start + width)
   }
 
-  /// Renders every page.
+  /// Renders every page (within ``checkBudget(_:pages:copies:)``).
   public func render(_ receipt: LaidOutReceipt) throws -> [RasterImage] {
+    var images: [RasterImage] = []
+    try render(receipt) { _, image in images.append(image) }
+    return images
+  }
+
+  /// Renders `pages` (all when nil) one at a time, handing each to `body` before the next is
+  /// drawn: one page's dots in memory at a time. Checks ``checkBudget(_:pages:copies:)`` first.
+  public func render(
+    _ receipt: LaidOutReceipt, pages: Range<Int>? = nil, _ body: (_ index: Int, _ image: RasterImage) throws -> Void
+  ) throws {
+    let pages = pages ?? receipt.pages.indices
+    try checkBudget(receipt, pages: pages)
     let painter = CairoPainter()
     painter.antialias = gray
     painter.alphaTarget = true
     painter.extractableText = false
-    return try receipt.pages.map { try render($0, setup: receipt.pageSetup, painter: painter) }
+    for index in pages { try body(index, try render(receipt.pages[index], setup: receipt.pageSetup, painter: painter)) }
   }
 
   private func render(_ page: LaidOutPage, setup: PageSetup, painter: CairoPainter) throws -> RasterImage {

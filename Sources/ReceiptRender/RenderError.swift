@@ -8,12 +8,15 @@ public enum RenderError: Error, Equatable, CustomStringConvertible, Sendable {
   case output(String)
   /// A page is larger than cairo and raster formats can hold (32,767 dots a side).
   case tooLarge(width: Int, height: Int)
+  /// Drawing the receipt would take more dots than the bounds allow (``RasterRenderer/maxRasterBytes``).
+  case tooManyDots(String)
 
   public var description: String {
     switch self {
     case .cairo(let message): return "cairo: \(message)"
     case .font(let path, let reason): return "cannot draw with font \(path): \(reason)"
     case .output(let message): return "cannot write output: \(message)"
+    case .tooManyDots(let message): return message
     case .tooLarge(let width, let height):
       return
         "the page is \(width)×\(height) dots; raster output holds at most 32767 a side (shorten the receipt or lower --dpi)"

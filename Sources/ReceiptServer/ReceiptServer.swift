@@ -30,7 +30,7 @@ public final class ReceiptServer: @unchecked Sendable {
   private var sweeper: PeriodicThread?
   private var printerWatch: PeriodicThread?
   /// The change feed of `GET /v1/events`.
-  let hub = EventHub()
+  let hub: EventHub
   /// One template save at a time (history copy, then the file).
   let templateSaves = Mutex(())
   /// Held while the workers run: one daemon per queue file.
@@ -46,6 +46,7 @@ public final class ReceiptServer: @unchecked Sendable {
     self.configuration = configuration
     self.logger = logger
     connections = ConnectionRegistry(maxConnections: configuration.maxConnections)
+    hub = EventHub(maxSubscribers: configuration.eventStreamLimit)
     do {
       if ReceiptSettings.isDatabaseURL(configuration.database) {
         store = try PostgresJobStore(url: PostgresURL(configuration.database), logger: logger)

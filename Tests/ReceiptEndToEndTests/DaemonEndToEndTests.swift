@@ -7,8 +7,8 @@ import Testing
 #endif
 
 /// The shipped daemon binary keeps the README's promises: the same order retried with its key
-/// is the same job, an answer comes only after fsync, one daemon per queue file, a job that
-/// keeps killing the daemon dies, a crafted logo is a 422.
+/// is the same job, an answer comes only after fsync, one daemon per queue file, a crafted logo
+/// is a 422 (crash accounting: CrashAccountingTests).
 @Suite(.serialized) struct DaemonEndToEndTests {
   var templates: String { Tool.packageRoot.appendingPathComponent("Templates").path }
 
@@ -95,33 +95,6 @@ import Testing
       second.stderr
         == "receipt: error: another receipt serve (pid \(daemon.pid ?? 0)) is using \(work.appendingPathComponent("queue.sqlite").path); stop it, or give this one its own --db file\n"
     )
-  }
-
-  @Test func aJobThatIsPrintingWhenTheDaemonDiesThreeTimesIsDead() throws {
-    // A printer that accepts the connection and never reads, and a job larger than the socket
-    // buffers (99 copies of the 200-item receipt): the job stays in `printing`.
-    let stuck = try SilentPrinter()
-    let (daemon, _) = try daemon(["--printer", "stuck=socket://127.0.0.1:\(stuck.port)"])
-    defer { _ = daemon.terminate() }
-    let large = try String(contentsOfFile: "\(templates)/Examples/large.json", encoding: .utf8)
-    let job = try daemon.request(
-      "POST", "/v1/jobs",
-      body: Data(#"{"template": "receipt", "printer": "stuck", "copies": 99, "data": \#(large)}"#.utf8))
-    let id = try #require(job.json["id"] as? String)
-    for kill in 1...3 {
-      #expect(
-        waitUntil(seconds: 30, poll: 0.05) {
-          (try? daemon.request("GET", "/v1/jobs/\(id)").json["state"] as? String) == "printing"
-        })
-      daemon.kill9()
-      try daemon.start()
-      let state = try daemon.request("GET", "/v1/jobs/\(id)").json
-      #expect(
-        (state["state"] as? String) == (kill < 3 ? "printing" : "dead") || kill < 3, "after kill \(kill): \(state)")
-    }
-    let dead = try daemon.request("GET", "/v1/jobs/\(id)").json
-    #expect(dead["state"] as? String == "dead")
-    #expect((dead["error"] as? String)?.contains("stopped 3 times while printing this job") == true, "\(dead)")
   }
 
   @Test func aCraftedLogoIsA422OrAFailedJobAndTheDaemonLives() throws {
@@ -233,32 +206,5 @@ import Testing
     #expect(plain.status == 415)
     #expect((try daemon.request("GET", "/v1/jobs").json["jobs"] as? [Any])?.isEmpty == true)
     _ = work
-  }
-}
-
-/// A TCP "printer" that accepts connections and reads nothing (a printer out of paper whose
-/// buffer is full): a job sent to it stays in the middle of sending.
-final class SilentPrinter: @unchecked Sendable {
-  let port: UInt16
-  private let fd: Int32
-  private var clients: [Int32] = []
-  private let lock = NSLock()
-
-  init() throws {
-    (fd, port) = try Loopback.listen(receiveBuffer: 4096)
-    let fd = self.fd
-    Thread.detachNewThread { [self] in
-      while true {
-        let client = accept(fd, nil, nil)
-        guard client >= 0 else { return }
-        lock.withLock { clients.append(client) }
-      }
-    }
-  }
-
-  deinit {
-    shutdown(fd, Int32(SHUT_RDWR))
-    close(fd)
-    lock.withLock { clients.forEach { close($0) } }
   }
 }

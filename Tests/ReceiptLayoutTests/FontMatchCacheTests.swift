@@ -92,7 +92,8 @@ import Testing
     let text = AttributedText(
       "2 x Latte 4.50\n2 x Latte 4.50", attributes: TextAttributes(font: FontDescriptor(families: [copy.path], size: 9))
     )
-    let document = ReceiptDocument(blocks: [.text(text)])
+    var document = ReceiptDocument(blocks: [.text(text)])
+    document.fontDirectories = [copy.deletingLastPathComponent().path]
 
     let first = try ReceiptLayoutEngine(fontCache: file)
     let expected = try first.layout(document)

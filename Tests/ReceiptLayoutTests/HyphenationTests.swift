@@ -1,6 +1,8 @@
-import ReceiptLayout
 import ReceiptModel
+import ReceiptTestSupport
 import Testing
+
+@testable import ReceiptLayout
 
 /// Hyphenation from Debian's LibreOffice dictionaries (hyphen-de, hyphen-fr, hyphen-en-us).
 @Suite struct HyphenationTests {
@@ -41,14 +43,22 @@ import Testing
         #expect(boundaries.contains(offset), "a break after '\(word.prefix(offset))' at \(width) pt: \(result)")
       }
     }
-    // Where a syllable fits, the line takes it (greedy, as Pango and browsers fill lines).
-    let room = try width("Franzbrötchen Franzbröt-") + 0.5
+    // Where a syllable fits, the line takes it (greedy, as Pango and browsers fill lines): the
+    // last of the oracle's points (not ours) that fits.
+    let dictionary = try #require(Hyphenator.forLanguage("de")?.path)
+    let point = try #require(try HyphenationOracle.positions(of: ["Franzbrötchen"], dictionary: dictionary)[0].last)
+    let expected = "Franzbrötchen " + "Franzbrötchen".prefix(point) + "-"
     #expect(
-      try lines("Franzbrötchen Franzbrötchen", language: "de", hyphens: .auto, width: room).first
-        == "Franzbrötchen Franzbröt-")
+      try lines("Franzbrötchen Franzbrötchen", language: "de", hyphens: .auto, width: try width(expected) + 0.5).first
+        == expected)
   }
 
   @Test func frenchAndEnglishUseTheirOwnDictionaries() throws {
+    // The breaks below are the oracle's points: cham-pignons, mush-rooms.
+    for (language, word, point) in [("fr", "champignons", 4), ("en", "mushrooms", 4)] {
+      let dictionary = try #require(Hyphenator.forLanguage(language)?.path)
+      #expect(try HyphenationOracle.positions(of: [word], dictionary: dictionary)[0].contains(point))
+    }
     let french = try lines(
       "champignons champignons", language: "fr", hyphens: .auto, width: try width("champignons cham-") + 0.5)
     #expect(french == ["champignons cham-", "pignons"])

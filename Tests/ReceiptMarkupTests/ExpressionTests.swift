@@ -131,4 +131,34 @@ import Testing
       return ok
     }
   }
+
+  /// Hostile nesting (found overflowing the stack of the CLI and the daemon): every form of
+  /// recursion the grammar has, 30,000 deep, is one error at the level past the limit.
+  @Test(arguments: [
+    ("<text>${" + String(repeating: "(", count: 30_000) + "1}</text>", "nests deeper than 32 levels"),
+    ("<text>${" + String(repeating: "!", count: 30_000) + "paid}</text>", "nests deeper than 32 levels"),
+    ("<text>${" + String(repeating: "- ", count: 30_000) + "1}</text>", "nests deeper than 32 levels"),
+    ("<text>${" + String(repeating: "not ", count: 30_000) + "paid}</text>", "nests deeper than 32 levels"),
+    ("<text>${" + String(repeating: "${", count: 30_000) + "1}</text>", "nests deeper than 32 levels"),
+    (
+      "<text>${items | where:'" + String(repeating: "(", count: 30_000) + "rate' | count}</text>",
+      "nests deeper than 32 levels"
+    ),
+    ("<text>${1" + String(repeating: " + 1", count: 30_000) + "}</text>", "more than 256 operators"),
+    ("<text>${1" + String(repeating: " | trim", count: 30_000) + "}</text>", "more than 256 operators"),
+  ])
+  func hostileNestingIsAnError(body: String, expected: String) {
+    #expect {
+      try TemplateFixture.body(body, data: order)
+    } throws: { error in
+      "\(error)".hasPrefix("t.xml:1:") && "\(error)".contains(expected)
+    }
+  }
+
+  /// Right at the limits, expressions still work: 32 levels of parentheses, 256 operators.
+  @Test func expressionsAtTheLimitsEvaluate() throws {
+    #expect(try text("${" + String(repeating: "(", count: 32) + "1" + String(repeating: ")", count: 32) + "}") == "1")
+    #expect(try text("${0" + String(repeating: " + 1", count: 256) + "}") == "256")
+    #expect(try text("${" + String(repeating: "!", count: 32) + "paid}") == "false")
+  }
 }

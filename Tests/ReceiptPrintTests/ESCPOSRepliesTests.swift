@@ -57,6 +57,21 @@ import Testing
     #expect(replies == [.realtimeStatus(0x12), .automaticStatus(empty), .buffersCleared, .realtimeStatus(0x16)])
   }
 
+  /// A printer that floods `37h` bytes (found keeping a core busy: every byte rescanned the whole
+  /// buffer for a NUL): 4 MB are read in one pass (the old reader needed ~10^12 steps), and a
+  /// process ID response in the flood is still found, read back from its NUL.
+  @Test(.timeLimit(.minutes(1))) func aFloodIsReadInLinearTimeAndAConfirmationInItIsFound() {
+    var reader = ESCPOSReplyReader()
+    let flood = [UInt8](repeating: 0x37, count: 1 << 20)
+    for _ in 0..<4 { #expect(reader.read(flood).isEmpty) }
+    #expect(reader.ignoredBytes >= 4 << 20 - 64, "counted as no replies")
+    #expect(
+      reader.read(flood.prefix(10) + [0x37, 0x22, 0x41, 0x37, 0x23, 0x7A, 0x00] + flood.prefix(3)) == [
+        .processID("A7#z")
+      ])
+    #expect(reader.read([0x37, 0x37, 0x25, 0x00]) == [.buffersCleared])
+  }
+
   @Test func theSimulatorSendsTheStatusItIsAskedFor() throws {
     // GS a on a live connection: the simulator (written from the reference) answers at once
     // with its status, and again when the paper runs out.

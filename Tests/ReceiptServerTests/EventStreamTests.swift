@@ -12,7 +12,10 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct EventStreamTests {
   /// The job's states as the events report them, in arrival order.
   static func states(of id: String, in events: [EventStreamClient.Event]) -> [String] {
-    events.filter { $0.type == "job" && $0.json["id"] as? String == id }.compactMap { $0.json["state"] as? String }
+    events.filter { $0.type == "job" && $0.json["id"] as? String == id }.compactMap { event in
+      (event.json["state"] as? String).map { state in (event.json["stage"] as? String).map { "\(state)/\($0)" } ?? state
+      }
+    }
   }
 
   static func submit(_ fixture: ServerFixture, port: Int, template: String = "receipt") throws -> String {
@@ -52,9 +55,9 @@ import Testing
         }
         #expect(arrived, "events: \(stream.events.map { "\($0.type) \($0.data.prefix(120))" })")
         for id in [first, second] {
-          // Consecutive duplicates are other changes of the same state (none expected here).
+          // Printing is two changes: claimed (its own work: rendering), then handed to its printer.
           let states = Self.states(of: id, in: stream.events)
-          #expect(states == ["queued", "printing", "completed"], "job \(id): \(states)")
+          #expect(states == ["queued", "printing/rendering", "printing/printer", "completed"], "job \(id): \(states)")
         }
         #expect(Self.states(of: third, in: stream.events) == ["queued", "canceled"])
         // Commit order: the first job printed before the second (FIFO), and the ids increase.

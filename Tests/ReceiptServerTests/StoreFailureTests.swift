@@ -34,7 +34,7 @@ import Testing
       #expect(recovered.first?.state == (crash < 3 ? .queued : .dead))
     }
     let dead = try #require(try store.job(job.id))
-    #expect(dead.error?.contains("stopped 3 times while printing this job") == true)
+    #expect(dead.error?.contains("stopped 3 times while rendering this job") == true)
     #expect(try store.claimNext(printer: "archive", now: Date()) == nil, "a dead job does not block the queue")
   }
 
@@ -47,6 +47,24 @@ import Testing
     _ = try store.claimNext(printer: "archive", now: Date())
     try store.progress(job.id, cupsJobID: 42, printerState: "pending", now: Date())  // sent, being followed
     let recovered = try store.recover(maxCrashes: 1, now: Date())
+    #expect(recovered.map(\.state) == [.queued] && recovered[0].crashes == 0)
+  }
+
+  @Test func aJobWithItsPrinterIsNotBlamedForACrash() throws {
+    let fixture = try ServerFixture { $0.maxCrashes = 1 }
+    let store = fixture.server.store
+    let raw = try store.submit(
+      JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date()
+    ).job
+    _ = try store.claimNext(printer: "archive", now: Date())
+    #expect(try store.job(raw.id)?.stage == .rendering)
+    _ = try store.markSent(raw.id, processID: "AB12", now: Date())  // sent to a raw printer, awaiting its answer
+    #expect(try store.job(raw.id)?.stage == .printer)
+    var recovered = try store.recover(maxCrashes: 1, now: Date())
+    #expect(recovered.map(\.state) == [.queued] && recovered[0].crashes == 0 && recovered[0].stage == nil)
+    _ = try store.claimNext(printer: "archive", now: Date())
+    try store.markHandedOver(raw.id, now: Date())  // a directory printer's file being written
+    recovered = try store.recover(maxCrashes: 1, now: Date())
     #expect(recovered.map(\.state) == [.queued] && recovered[0].crashes == 0)
   }
 

@@ -82,6 +82,31 @@ public final class Daemon: @unchecked Sendable {
     process.waitUntilExit()
   }
 
+  /// Sends `signal` (SIGSEGV: a crash as the kernel delivers one) and waits until the process
+  /// has ended.
+  public func crash(with signal: Int32 = SIGSEGV) {
+    guard let process, process.isRunning else { return }
+    kill(process.processIdentifier, signal)
+    process.waitUntilExit()
+  }
+
+  /// The daemon's peak resident memory so far (`VmHWM` in /proc), in bytes.
+  public var peakMemory: Int? {
+    guard let pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+    return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true)[1]) }.map { $0 * 1024 }
+  }
+
+  /// The CPU time the daemon has used (user + system, from /proc/PID/stat), in seconds.
+  public var cpuSeconds: Double? {
+    guard let pid, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+      let close = stat.lastIndex(of: ")")
+    else { return nil }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+  }
+
   /// Sends SIGTERM and waits (at most `seconds`) for the process to end; returns its exit status.
   public func terminate(seconds: Double = 30) -> Int32? {
     guard let process, process.isRunning else { return process?.terminationStatus }

@@ -177,3 +177,28 @@ extension Tool {
     }
   }
 }
+
+extension Tool {
+  /// What a finished process cost, as GNU time measured it (wall and CPU seconds, peak RSS).
+  public struct Cost: Sendable {
+    public var seconds: Double
+    public var cpuSeconds: Double
+    public var peakBytes: Int
+  }
+
+  /// Runs a program under GNU `time` (`/usr/bin/time`, Debian's `time` package): its result and
+  /// what it cost, measured by the kernel's accounting rather than by the test's clock.
+  public static func runMeasured(
+    _ program: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+  ) throws -> (Result, Cost) {
+    let report = try temporaryDirectory().appendingPathComponent("time.txt")
+    let result = try run(
+      "/usr/bin/time", ["-f", "%e %U %S %M", "-o", report.path, program] + arguments, stdin: stdin,
+      environment: environment)
+    let fields = try String(contentsOf: report, encoding: .utf8).split(separator: "\n").last?.split(separator: " ")
+    guard let fields, fields.count == 4, let wall = Double(fields[0]), let user = Double(fields[1]),
+      let system = Double(fields[2]), let kilobytes = Int(fields[3])
+    else { throw RigError("cannot read GNU time's report in \(report.path)") }
+    return (result, Cost(seconds: wall, cpuSeconds: user + system, peakBytes: kilobytes * 1024))
+  }
+}

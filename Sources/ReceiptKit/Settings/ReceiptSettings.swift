@@ -22,6 +22,8 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
   public var cupsServer: String?
   public var hostNames: [String]?
   public var maxConnections: Int?
+  /// Most open `GET /v1/events` streams (default: an eighth of `maxConnections`, 1 to 64).
+  public var maxEventStreams: Int?
   public var idleTimeout: Double?
   public var headerTimeout: Double?
   public var maxCrashes: Int?
@@ -53,7 +55,8 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     guard data.count <= 1 << 20 else { throw ReceiptError(.data, "\(file.path): larger than 1 MiB") }
     let known: Set<String> = [
       "host", "port", "database", "templates", "printers", "defaultPrinter", "maxAttempts", "maxBodyBytes", "tokens",
-      "corsOrigins", "shutdownGrace", "cupsServer", "hostNames", "maxConnections", "idleTimeout", "headerTimeout",
+      "corsOrigins", "shutdownGrace", "cupsServer", "hostNames", "maxConnections", "maxEventStreams", "idleTimeout",
+      "headerTimeout",
       "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays",
     ]
     let object: [String: JSONValue]
@@ -170,6 +173,7 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     result.cupsServer = other.cupsServer ?? cupsServer
     result.hostNames = other.hostNames ?? hostNames
     result.maxConnections = other.maxConnections ?? maxConnections
+    result.maxEventStreams = other.maxEventStreams ?? maxEventStreams
     result.idleTimeout = other.idleTimeout ?? idleTimeout
     result.headerTimeout = other.headerTimeout ?? headerTimeout
     result.maxCrashes = other.maxCrashes ?? maxCrashes

@@ -27,6 +27,7 @@ public struct CUPSPrinter: Printer {
         queue.name, reason: "stopped (\(queue.status.explanation(or: "the queue is stopped")))")
     }
     let document = try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
+    try job.willSend?()
     return try client.submit(
       document, format: capabilities.format.mimeType, to: queue, jobName: job.name, options: job.options)
   }

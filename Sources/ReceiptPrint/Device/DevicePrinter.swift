@@ -98,8 +98,9 @@ public struct DevicePrinter: Printer {
   /// receipt printed (``ConfirmedPrint``, over the same device). Nil: no job ids.
   public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     let data = try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
+    try job.willSend?()
     guard job.confirmed, let model = job.model, let id = job.processID else {
-      try send(data)
+      try send(data, shouldStop: job.shouldStop)
       return nil
     }
     let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
@@ -107,14 +108,18 @@ public struct DevicePrinter: Printer {
     let channel = RawChannel(fd: fd, name: name)
     if kind == .serial { try configureSerial(fd) }
     let lineTime = kind == .serial ? Double(data.count * 10) / Double(baud) : 0
-    try ConfirmedPrint(channel: channel, model: model, processID: id, timeout: job.printingTime(receipt) + lineTime)
-      .run(data, sendTimeout: 30 + lineTime)
+    try ConfirmedPrint(
+      channel: channel, model: model, processID: id, timeout: job.printingTime(receipt) + lineTime,
+      shouldStop: job.shouldStop
+    )
+    .run(data, sendTimeout: 30 + lineTime)
     return nil
   }
 
   /// Opens the device, sets up a serial line, writes every byte (waiting at most `timeout` plus
   /// the bytes' time on the line for the printer to take them) and closes it.
-  public func send(_ data: Data, timeout: TimeInterval = 30) throws {
+  /// `shouldStop` is asked every second while the printer takes nothing.
+  public func send(_ data: Data, timeout: TimeInterval = 30, shouldStop: (@Sendable () -> Bool)? = nil) throws {
     let fd = Glibc.open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { throw PrintError.output("cannot open printer \(path): \(String(cString: strerror(errno)))") }
     defer { close(fd) }
@@ -131,6 +136,11 @@ public struct DevicePrinter: Printer {
         }
         guard n < 0, errno == EAGAIN || errno == EINTR else {
           throw PrintError.output("printer \(path) stopped taking data: \(String(cString: strerror(errno)))")
+        }
+        if shouldStop?() == true {
+          throw PrintError.abandoned(
+            "sending to printer \(path) was given up after \(offset) of \(bytes.count) bytes; whether it printed is unknown"
+          )
         }
         let left = deadline.timeIntervalSinceNow
         guard left > 0 else {

@@ -39,7 +39,9 @@ public struct DirectoryPrinter: Printer {
     let file = file(for: job)
     if hasPrinted(job) { return nil }
     // One copy: the file is the receipt as printed once; copies are for paper.
-    try DurableFile.write(try capabilities.format.encode(receipt), to: file.path)
+    let pdf = try capabilities.format.encode(receipt)
+    try job.willSend?()
+    try DurableFile.write(pdf, to: file.path)
     return nil
   }
 }

@@ -76,9 +76,14 @@ extension ESCPOSStatus {
 
 /// Splits the bytes a printer sends into ``ESCPOSReply`` values, however they arrive in pieces.
 /// Bytes that belong to nothing it knows (XON/XOFF on a serial line, other responses) are
-/// skipped; a `37h` response it does not know is skipped up to its NUL.
+/// skipped; a `37h` response it does not know is skipped up to its NUL. Linear in its input: each
+/// byte is looked at a bounded number of times, whatever the printer sends.
 public struct ESCPOSReplyReader: Sendable {
   private var pending: [UInt8] = []
+  /// The longest `37h … 00h` response read; longer runs are not responses.
+  static let maxResponse = 64
+  /// Bytes read so far that were no reply (XON/XOFF, noise, responses it does not know).
+  public private(set) var ignoredBytes = 0
 
   /// Creates a reader.
   public init() {}
@@ -99,21 +104,34 @@ public struct ESCPOSReplyReader: Sendable {
           replies.append(.automaticStatus(status))
           i += 4
         } else {
+          ignoredBytes += 1
           i += 1
         }
       } else if b == 0x37 {
-        guard let nul = pending[i...].firstIndex(of: 0) else {
-          if pending.count - i > 64 { i += 1 } else { break scan }  // no response is this long
+        // A response ends with NUL within `maxResponse` bytes; look no further (a printer that
+        // floods `37h` must not make every byte a scan of the whole buffer).
+        let window = pending[i..<min(pending.count, i + Self.maxResponse + 1)]
+        guard let nul = window.firstIndex(of: 0) else {
+          guard window.count > Self.maxResponse else { break scan }
+          ignoredBytes += 1  // no response is this long
+          i += 1
           continue
         }
-        let body = Array(pending[(i + 1)..<nul])
-        if body.first == 0x22, body.count == 5 {
-          replies.append(.processID(String(decoding: body[1...], as: UTF8.self)))
-        } else if body == [0x25] {
+        // The response is what ends at this NUL: `37h 22h d1…d4 00h` or `37h 25h 00h`, read from
+        // the NUL back (stray bytes before it — line noise, a flood — do not hide it).
+        let tail = pending[i..<nul]
+        if tail.count >= 6, tail[nul - 6] == 0x37, tail[nul - 5] == 0x22 {
+          replies.append(.processID(String(decoding: tail[(nul - 4)...], as: UTF8.self)))
+          ignoredBytes += tail.count - 6
+        } else if tail.count >= 2, tail[nul - 2] == 0x37, tail[nul - 1] == 0x25 {
           replies.append(.buffersCleared)
+          ignoredBytes += tail.count - 2
+        } else {
+          ignoredBytes += tail.count + 1
         }
         i = nul + 1
       } else {
+        ignoredBytes += 1
         i += 1
       }
     }

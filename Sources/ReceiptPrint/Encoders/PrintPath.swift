@@ -40,10 +40,12 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
       return try PDFRenderer().render(all)
     case .pwgRaster, .cupsRaster:
       // Each page is drawn once; copies repeat its dots.
+      try RasterRenderer(gray: gray).checkBudget(receipt, copies: copies)
       let pages = try RasterRenderer(gray: gray).render(receipt)
       let allPages = Array(repeating: pages, count: copies).flatMap { $0 }
       return try PWGRasterWriter(mode: self == .pwgRaster ? .pwg : .cups).encode(allPages, setup: receipt.pageSetup)
     case .escpos:
+      try RasterRenderer().checkBudget(receipt, copies: copies)
       let pages = Array(repeating: try RasterRenderer().render(receipt), count: copies).flatMap { $0 }
       var all = try Self.drawerPins(all, model: model)
       if model?.cutter == "none" {

@@ -51,21 +51,25 @@ public struct SocketPrinter: Printer {
   /// receipt printed (``ConfirmedPrint``). Nil: no job ids.
   public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     let data = try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
+    try job.willSend?()
     guard job.confirmed, let model = job.model, let id = job.processID else {
-      try send(data)
+      try send(data, shouldStop: job.shouldStop)
       return nil
     }
     let channel = RawChannel(fd: try connected(timeout: 10), name: name)
-    try ConfirmedPrint(channel: channel, model: model, processID: id, timeout: job.printingTime(receipt))
-      .run(data, sendTimeout: 30)
+    try ConfirmedPrint(
+      channel: channel, model: model, processID: id, timeout: job.printingTime(receipt), shouldStop: job.shouldStop
+    )
+    .run(data, sendTimeout: 30)
     return nil
   }
 
-  /// Connects, sends every byte and closes (with a connection timeout).
-  public func send(_ data: Data, timeout: TimeInterval = 10) throws {
+  /// Connects, sends every byte and closes: the printer must connect and then take data within
+  /// `timeout` seconds of the last it took. `shouldStop` is asked every second while it does not.
+  public func send(_ data: Data, timeout: TimeInterval = 10, shouldStop: (@Sendable () -> Bool)? = nil) throws {
     let fd = try connected(timeout: timeout)
     defer { close(fd) }
-    try write(data, to: fd)
+    try write(data, to: fd, timeout: timeout, shouldStop: shouldStop)
   }
 
   /// A connected socket (the caller closes it).
@@ -89,15 +93,35 @@ public struct SocketPrinter: Printer {
     return fd
   }
 
-  private func write(_ data: Data, to fd: Int32) throws {
+  /// Writes every byte: each `send` waits at most a second (SO_SNDTIMEO), so `shouldStop` is
+  /// asked while a printer takes nothing, and `timeout` without progress is an error.
+  private func write(
+    _ data: Data, to fd: Int32, timeout: TimeInterval = 10, shouldStop: (@Sendable () -> Bool)? = nil
+  ) throws {
+    var second = timeval(tv_sec: 1, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &second, socklen_t(MemoryLayout<timeval>.size))
     try data.withUnsafeBytes { bytes in
       var offset = 0
+      var progress = Date()
       while offset < bytes.count {
-        let n = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-        guard n > 0 else {
-          throw PrintError.socket("printer \(host):\(port) stopped taking data: \(String(cString: strerror(errno)))")
+        if shouldStop?() == true {
+          throw PrintError.abandoned(
+            "sending to printer \(host):\(port) was given up after \(offset) of \(bytes.count) bytes; whether it printed is unknown"
+          )
         }
-        offset += n
+        let n = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+        if n > 0 {
+          offset += n
+          progress = Date()
+          continue
+        }
+        guard n < 0, errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR,
+          Date().timeIntervalSince(progress) < timeout
+        else {
+          let reason = n < 0 && errno != EAGAIN && errno != EWOULDBLOCK ? String(cString: strerror(errno)) : "timed out"
+          throw PrintError.socket(
+            "printer \(host):\(port) stopped taking data after \(offset) of \(bytes.count) bytes: \(reason)")
+        }
       }
     }
   }

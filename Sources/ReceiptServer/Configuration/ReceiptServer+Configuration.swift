@@ -26,6 +26,12 @@ extension ReceiptServer {
     public var hostNames: [String]
     /// Most open connections; further ones wait in the kernel's backlog.
     public var maxConnections: Int
+    /// Most open event streams (`GET /v1/events`); a new one beyond it ends the oldest, so
+    /// streams never hold the connections the API needs. Nil: an eighth of `maxConnections`,
+    /// between 1 and 64.
+    public var maxEventStreams: Int?
+    /// The event stream bound in force.
+    public var eventStreamLimit: Int { maxEventStreams ?? min(64, max(1, maxConnections / 8)) }
     /// Seconds a connection may stay idle (no bytes) before it is closed.
     public var idleTimeout: TimeInterval
     /// Seconds a client has to send a request's head after connecting or after the last answer.
@@ -119,6 +125,9 @@ extension ReceiptServer {
       guard (8...100_000).contains(maxConnections), idleTimeout >= 1, headerTimeout >= 1, maxCrashes >= 1 else {
         throw ReceiptError(
           .data, "maxConnections must be 8…100000, idleTimeout and headerTimeout ≥ 1 s, maxCrashes ≥ 1")
+      }
+      guard (1...max(1, maxConnections / 2)).contains(eventStreamLimit) else {
+        throw ReceiptError(.data, "maxEventStreams must be 1…\(max(1, maxConnections / 2)) (half of maxConnections)")
       }
       guard failoverAfter >= 0, (0...36500).contains(archiveDays) else {
         throw ReceiptError(.data, "failoverAfter must be ≥ 0 seconds and archiveDays 0…36500")

@@ -37,6 +37,7 @@ extension ReceiptServer.Configuration {
       hostNames: settings.hostNames ?? [], maxConnections: settings.maxConnections ?? 512,
       idleTimeout: settings.idleTimeout ?? 60, headerTimeout: settings.headerTimeout ?? 10,
       maxCrashes: settings.maxCrashes ?? 3)
+    maxEventStreams = settings.maxEventStreams
     routes = settings.routes ?? []
     failoverAfter = settings.failoverAfter ?? 30
     archive = settings.archive.map { URL(fileURLWithPath: $0) }

@@ -38,9 +38,14 @@ final class EventHub: Sendable {
   private let state = Mutex(State())
   /// Distinguishes this process's event ids from an earlier run's.
   let boot: String
+  /// Most subscribers at once: a new one beyond it ends the oldest subscription (its client
+  /// reconnects with `Last-Event-ID` and misses nothing), so streams cannot pile up and hold the
+  /// daemon's connections (2,048 once locked the API out).
+  let maxSubscribers: Int
 
-  init(boot: String = String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36)) {
+  init(boot: String = String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36), maxSubscribers: Int = 64) {
     self.boot = boot
+    self.maxSubscribers = max(1, maxSubscribers)
   }
 
   /// The SSE id of an event.
@@ -84,12 +89,16 @@ final class EventHub: Sendable {
   func subscribe(lastEventID: String?) -> Subscription {
     let (stream, continuation) = AsyncStream.makeStream(
       of: Event.self, bufferingPolicy: .bufferingOldest(Self.subscriberBuffer))
-    return state.withLock { state in
+    let (subscription, evicted) = state.withLock { state in
       let id = state.nextSubscriber
       state.nextSubscriber += 1
+      var evicted: [AsyncStream<Event>.Continuation] = []
       if state.closed {
         continuation.finish()
       } else {
+        while state.subscribers.count >= maxSubscribers, let oldest = state.subscribers.keys.min() {
+          evicted.append(state.subscribers.removeValue(forKey: oldest)!)
+        }
         state.subscribers[id] = continuation
       }
       var missed: [Event]? = []
@@ -101,8 +110,10 @@ final class EventHub: Sendable {
           if last + 1 >= oldest { missed = state.ring.filter { $0.number > last } }
         }
       }
-      return Subscription(id: id, missed: missed, events: stream)
+      return (Subscription(id: id, missed: missed, events: stream), evicted)
     }
+    evicted.forEach { $0.finish() }
+    return subscription
   }
 
   /// Ends a subscription (the client went away).

@@ -222,7 +222,7 @@ extension ReceiptServer {
           }
         let results = try engine.render(
           bound.document, formats: countESCPOS ? [format, .escpos] : [format],
-          options: RenderOptions(model: preview.model))
+          options: RenderOptions(model: preview.model, pageLimit: 1))
         return (results[0], results.dropFirst().first?.parts[0].count)
       }
       metrics.observeRender(seconds: Date().timeIntervalSince(started))

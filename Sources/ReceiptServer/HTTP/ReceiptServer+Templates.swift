@@ -6,6 +6,10 @@ import NIOFoundationEssentialsCompat
 import ReceiptKit
 import Synchronization
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `PUT /v1/templates/{name}`: what was saved.
 struct TemplateSaveResponse: Codable {
   var name: String
@@ -41,9 +45,11 @@ extension ReceiptServer {
   func templateSource(_ name: String) throws -> Response {
     guard TemplateName.isPlain(name) else { throw TemplateName.problem(name) }
     let library = try TemplateLibrary(directory: configuration.templates)
-    guard library.isTemplate(name),
-      let data = try? Data(contentsOf: library.directory.appendingPathComponent("\(name).xml"))
-    else { throw Problem.notFound("no template named '\(name)'") }
+    let url = library.directory.appendingPathComponent("\(name).xml")
+    // As jobs read it: a regular file, not a symlink to somewhere else.
+    guard library.isTemplate(name), !Self.isSymbolicLink(url), let data = try? Data(contentsOf: url) else {
+      throw Problem.notFound("no template named '\(name)'")
+    }
     return Response(
       status: .ok, headers: [.contentType: "application/xml; charset=utf-8"],
       body: .init(byteBuffer: ByteBuffer(bytes: data)))
@@ -78,6 +84,13 @@ extension ReceiptServer {
     }
     let library = try TemplateLibrary(directory: configuration.templates)
     let target = library.directory.appendingPathComponent("\(name).xml")
+    // Writing through a symlink would change a file outside the templates directory.
+    let history = library.directory.appendingPathComponent(Self.historyDirectory)
+    for link in [target, history] where Self.isSymbolicLink(link) {
+      throw Problem.conflict(
+        "'\(link.lastPathComponent)' in the templates directory is a symbolic link; the API writes only plain files "
+          + "there (replace the link with the file, or edit it on the machine)")
+    }
     if FileManager.default.fileExists(atPath: target.path), !library.isTemplate(name) {
       throw Problem.conflict("'\(name).xml' is a fragment (included by templates), not a receipt; choose another name")
     }
@@ -118,6 +131,12 @@ extension ReceiptServer {
         TemplateSaveResponse(name: name, previous: previous, warnings: warnings),
         status: previous == nil ? .created : .ok, headers: [.location: "/v1/templates/\(name)"])
     }
+  }
+
+  /// Whether a path is a symbolic link itself (`lstat`: not followed).
+  static func isSymbolicLink(_ url: URL) -> Bool {
+    var info = stat()
+    return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
   }
 
   /// GET /v1/models.

@@ -34,8 +34,14 @@ struct JobResponse: Codable, Equatable {
   var sentAt: String?
   var processId: String?
   var interruptions: Int?
+  /// While printing: `rendering` (the job's own work) or `printer` (handed to its printer).
+  var stage: Job.Stage?
+  /// Stops of the daemon while it rendered this job (absent when none).
+  var crashes: Int?
 
   init(_ job: Job) {
+    stage = job.state == .printing ? job.stage : nil
+    crashes = job.crashes > 0 ? job.crashes : nil
     sentAt = job.sentAt?.formatted(.iso8601)
     processId = job.processID
     interruptions = job.interruptions > 0 ? job.interruptions : nil

@@ -30,9 +30,11 @@ public struct Job: Codable, Sendable, Equatable {
   public var copies: Int
   public var state: State
   public var attempts: Int
-  /// Times the daemon stopped without a clean shutdown while this job was printing (a crash, a
-  /// power cut, `kill -9`). After the configured number of them (`maxCrashes`) the job is dead, so one job
-  /// that crashes the renderer cannot stop its printer's queue for ever.
+  /// Times the daemon stopped without a clean shutdown while it was rendering this job (its own
+  /// work: binding, layout, drawing, encoding). After the configured number of them
+  /// (`maxCrashes`) the job is dead, so one job that crashes the renderer cannot stop its
+  /// printer's queue for ever. A stop while the job was with its printer (being sent, followed
+  /// at CUPS, waiting for a raw printer's confirmation) is not the job's doing and not counted.
   public var crashes: Int
   public var error: String?
   /// The CUPS job id once sent to CUPS.
@@ -69,6 +71,17 @@ public struct Job: Codable, Sendable, Equatable {
   /// Earlier prints of this job that were interrupted (the printer stopped mid-receipt) or never
   /// confirmed (a crash or a lost connection after sending): it prints again marked "REPRINT".
   public var interruptions: Int
+  /// While `printing`: whether the daemon is doing the job's own work or waiting on its printer
+  /// (recorded durably before the first byte goes out), which decides whether a crash counts.
+  public var stage: Stage? = nil
+
+  /// The part of printing a `printing` job is in.
+  public enum Stage: String, Codable, Sendable {
+    /// Claimed and being bound, laid out, drawn and encoded: the job's own work.
+    case rendering
+    /// Handed to its printer: being sent, followed at CUPS, or waiting for a confirmation.
+    case printer
+  }
 }
 
 /// What a client submits.
@@ -121,9 +134,12 @@ public protocol JobStore: Sendable {
   /// commit order (the event feed): nothing that changes a job escapes it.
   func observeChanges(_ listener: any JobChangeListener)
   /// Records that a job is about to be handed to a raw printer, with the process ID it is to be
-  /// confirmed by (nil: the model cannot confirm). A job sent before and not completed since
-  /// counts one more interruption. Returns the job as stored.
+  /// confirmed by (nil: the model cannot confirm): ``Job/markSent(processID:now:)``. Returns the
+  /// job as stored.
   func markSent(_ id: String, processID: String?, now: Date) throws -> Job
+  /// Records that a job was rendered and is about to be handed to its printer (CUPS, a
+  /// directory): ``Job/markHandedOver(now:)``.
+  func markHandedOver(_ id: String, now: Date) throws
   /// Records that a job printed (with the hash of its archived document, if kept).
   func complete(_ id: String, cupsJobID: Int?, documentSHA256: String?, now: Date) throws
   /// Records a failure: `retryAt` requeues it, otherwise it ends in `state` (failed or dead).
@@ -191,20 +207,50 @@ extension JobStore {
 }
 
 extension Job {
+  /// The head of its queue taken by its printer's worker: `printing`, one more attempt, its own
+  /// work (rendering) in progress.
+  mutating func claim(now: Date) {
+    state = .printing
+    attempts += 1
+    stage = .rendering
+    updatedAt = now
+  }
+
+  /// About to be handed to a raw printer with the process ID it is to confirm it by (nil: the
+  /// model cannot confirm): a job sent before and not completed since may have printed, so it
+  /// counts one more interruption (it prints again marked as a reprint).
+  mutating func markSent(processID: String?, now: Date) {
+    if sentAt != nil { interruptions += 1 }
+    sentAt = now
+    self.processID = processID
+    stage = .printer
+    updatedAt = now
+  }
+
+  /// Rendered, about to be handed to its printer (CUPS, a directory).
+  mutating func markHandedOver(now: Date) {
+    stage = .printer
+    updatedAt = now
+  }
+
   /// A job found `printing` after its daemon died (or lost its printer): back to `queued`, or
-  /// `dead` once it has been in hand at `maxCrashes` crashes. A crash counts only when `counted`
-  /// (the daemon did not stop cleanly) and the job was being rendered and sent: one that CUPS
-  /// already has was only being followed.
+  /// `dead` once its own work has been in hand at `maxCrashes` crashes. A crash counts only when
+  /// `counted` (the daemon did not stop cleanly) and the job was being rendered: one that its
+  /// printer already had (being sent, at CUPS, waiting for a confirmation) was not the cause —
+  /// a power cut or `kill -9` while a receipt prints is no reason to give up on it. (Rows from
+  /// before stages were recorded count as rendering unless CUPS had them, as they always did.)
   mutating func recoverFromCrash(counted: Bool, maxCrashes: Int, now: Date) {
-    if counted && cupsJobID == nil { crashes += 1 }
+    let rendering = stage == .rendering || (stage == nil && cupsJobID == nil)
+    if counted && rendering { crashes += 1 }
     if crashes >= maxCrashes {
       state = .dead
       error =
-        "the daemon stopped \(crashes) times while printing this job (did rendering it crash?); "
+        "the daemon stopped \(crashes) times while rendering this job (a crash in its template or data?); "
         + "check the order and retry it by hand"
     } else {
       state = .queued
     }
+    stage = nil
     updatedAt = now
   }
 }

@@ -83,6 +83,9 @@ public final class SQLiteJobStore: JobStore, Sendable {
         t.add(column: "interruptions", .integer).notNull().defaults(to: 0)
       }
     }
+    migrator.registerMigration("v6: stage") { db in
+      try db.alter(table: "job") { t in t.add(column: "stage", .text) }
+    }
     let pool = self.pool
     try health.guarded(write: true) { try migrator.migrate(pool) }
     committer = GroupCommitter(pool: pool, health: health)
@@ -180,28 +183,26 @@ public final class SQLiteJobStore: JobStore, Sendable {
         .filter([Job.State.queued.rawValue, Job.State.printing.rawValue].contains(Column("state")))
         .order(Column("sequence")).fetchOne(db)
       guard var job = head, job.state == .queued, job.notBefore <= now else { return nil }
-      job.state = .printing
-      job.attempts += 1
-      job.updatedAt = now
+      job.claim(now: now)
       try job.update(db)
       return job
     }
   }
 
   public func markSent(_ id: String, processID: String?, now: Date) throws -> Job {
-    let job = try update(id) { job in
-      if job.sentAt != nil { job.interruptions += 1 }
-      job.sentAt = now
-      job.processID = processID
-      job.updatedAt = now
-    }
+    let job = try update(id) { $0.markSent(processID: processID, now: now) }
     guard let job else { throw StoreUnavailable(reason: "job \(id) is not in the store") }
     return job
+  }
+
+  public func markHandedOver(_ id: String, now: Date) throws {
+    try update(id) { $0.markHandedOver(now: now) }
   }
 
   public func complete(_ id: String, cupsJobID: Int?, documentSHA256: String?, now: Date) throws {
     try update(id) { job in
       job.state = .completed
+      job.stage = nil
       job.documentSHA256 = documentSHA256 ?? job.documentSHA256
       job.cupsJobID = cupsJobID ?? job.cupsJobID
       job.error = nil
@@ -213,6 +214,7 @@ public final class SQLiteJobStore: JobStore, Sendable {
   public func fail(_ id: String, error: String, retryAt: Date?, state: Job.State, now: Date) throws {
     try update(id) { job in
       job.error = error
+      job.stage = nil
       job.updatedAt = now
       if let retryAt {
         job.state = .queued
@@ -257,6 +259,7 @@ public final class SQLiteJobStore: JobStore, Sendable {
   public func progress(_ id: String, cupsJobID: Int, printerState: String?, now: Date) throws {
     try update(id) { job in
       job.cupsJobID = cupsJobID
+      job.stage = .printer
       job.printerState = printerState
       job.updatedAt = now
     }
@@ -303,6 +306,7 @@ public final class SQLiteJobStore: JobStore, Sendable {
   public func requeue(_ id: String, now: Date) throws {
     let job = try update(id) { job in
       job.state = .queued
+      job.stage = nil
       job.updatedAt = now
     }
     if let job { notify(job.printer) }

@@ -40,7 +40,7 @@ extension PrintWorker {
         document(job),
         request: PrintRequest(
           printer: queue, copies: job.copies, server: server, jobName: name, holdWhenStopped: true,
-          archive: archiver(job), model: printer.model))
+          archive: archiver(job), model: printer.model, willSend: handedOver(job)))
       cupsID = result.jobID
     }
     guard let cupsID else { throw ReceiptError(.printer, "CUPS returned no job id for \(queue)") }

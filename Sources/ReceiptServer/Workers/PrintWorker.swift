@@ -230,7 +230,7 @@ final class PrintWorker: @unchecked Sendable {
       outcome = .failed(error.message)
       logger.warning("job \(job.id) failed: \(error.message)")
     } catch {
-      let message = (error as? ReceiptError)?.message ?? "\(error)"
+      let message = Self.describe(error)
       if job.attempts >= maxAttempts {
         outcome = .dead(message)
         logger.error("job \(job.id) dead after \(job.attempts) attempts: \(message)")
@@ -287,6 +287,17 @@ final class PrintWorker: @unchecked Sendable {
     return { pdf in try ArchiveFile.write(pdf, job: id, in: archive) }
   }
 
+  /// A failed attempt in words, with what the queue does next where the printer left the
+  /// receipt half printed or unconfirmed (the printing layer says only what happened).
+  static func describe(_ error: any Error) -> String {
+    guard let error = error as? ReceiptError else { return "\(error)" }
+    switch error.underlying as? PrintError {
+    case .interrupted?: return error.message + "; it prints again, marked as a reprint, once the printer is ready"
+    case .notConfirmed?: return error.message + "; it is sent again, marked as a reprint"
+    default: return error.message
+    }
+  }
+
   /// Exponential backoff with ±25 % jitter: 0.5 s, 1 s, 2 s … capped at 60 s.
   static func backoff(attempt: Int) -> TimeInterval {
     min(60, 0.5 * pow(2, Double(max(0, attempt - 1)))) * Double.random(in: 0.75...1.25)
@@ -321,18 +332,49 @@ final class PrintWorker: @unchecked Sendable {
       if DirectoryPrinter(directory: url).hasPrinted(PrintJob(name: Self.fileName(job))) { return nil }
       let request = PrintRequest(
         printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job), archive: archiver(job),
-        model: printer.model)
-      return try engine.print(document(job), request: request).jobID
+        model: printer.model, willSend: handedOver(job))
+      return try givingUpOnStop { try engine.print(document(job), request: request).jobID }
     case .socket, .device:
-      // Recorded before the first byte goes out: a job found sent and not completed (a crash, a
-      // lost connection, paper out mid-receipt) may have printed, so it prints again marked
-      // "REPRINT". Models that confirm prints are asked to, with an ID of this attempt.
+      // Recorded once the receipt is drawn, before the first byte goes out: a job found sent and
+      // not completed (a crash, a lost connection, paper out mid-receipt) may have printed, so it
+      // prints again marked "REPRINT" — and the document drawn already says what the store is
+      // about to record. Models that confirm prints are asked to, with an ID of this attempt.
       let processID = printer.model?.confirmsPrints == true ? ReceiptEngine.processID() : nil
-      let sent = try store.markSent(job.id, processID: processID, now: Date())
+      var sent = job
+      sent.markSent(processID: processID, now: Date())
+      let (store, id) = (self.store, job.id)
       let request = PrintRequest(
         printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job), archive: archiver(job),
-        model: printer.model, processID: processID)
-      return try engine.print(document(sent), request: request).jobID
+        model: printer.model, processID: processID,
+        willSend: { _ = try store.markSent(id, processID: processID, now: Date()) }, shouldStop: shouldStop)
+      return try givingUpOnStop { try engine.print(document(sent), request: request).jobID }
+    }
+  }
+
+  /// Records that the job's own work is done and it goes to its printer (so a crash from now on
+  /// is not counted against it). Only crash accounting depends on it, so a store that cannot
+  /// write (a full disk) does not stop the print: a crash would then count, as before stages.
+  func handedOver(_ job: Job) -> @Sendable () throws -> Void {
+    let (store, id, logger) = (self.store, job.id, self.logger)
+    return {
+      do { try store.markHandedOver(id, now: Date()) } catch let lost as OwnershipLost { throw lost } catch {
+        logger.warning("job \(id): cannot record that it went to its printer (\(error)); printing it anyway")
+      }
+    }
+  }
+
+  /// True once the stop's grace period is over: a raw print in progress is given up (the job
+  /// stays `printing` and is reconciled at the next start; it may have printed, so it prints
+  /// again marked as a reprint).
+  var shouldStop: @Sendable () -> Bool { { [weak self] in self?.mustLeave ?? true } }
+
+  /// Runs a print, turning a print given up for the stop into ``Interrupted``.
+  func givingUpOnStop<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as ReceiptError {
+      if case .abandoned = error.underlying as? PrintError { throw Interrupted() }
+      throw error
     }
   }
 

@@ -68,7 +68,7 @@ extension PostgresJobStore {
       try sessions.run(
         """
         UPDATE job SET state = \(jobs[i].state.rawValue), crashes = \(jobs[i].crashes), error = \(jobs[i].error),
-          "updatedAt" = \(now), claim = NULL
+          stage = NULL, "updatedAt" = \(now), claim = NULL
         WHERE sequence = \(jobs[i].sequence)
         """, on: session)
     }

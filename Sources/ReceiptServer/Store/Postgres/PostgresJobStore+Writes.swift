@@ -78,7 +78,8 @@ extension PostgresJobStore {
             SELECT sequence, state, "notBefore" FROM job
             WHERE printer = \(printer) AND state IN ('queued', 'printing')
             ORDER BY sequence LIMIT 1 FOR UPDATE SKIP LOCKED)
-          UPDATE job SET state = 'printing', attempts = job.attempts + 1, "updatedAt" = \(now), claim = \(ownership.token)
+          UPDATE job SET state = 'printing', attempts = job.attempts + 1, stage = 'rendering', "updatedAt" = \(now),
+            claim = \(ownership.token)
           FROM head
           WHERE job.sequence = head.sequence AND head.state = 'queued' AND head."notBefore" <= \(now)
             AND head.sequence = (SELECT min(sequence) FROM job
@@ -123,17 +124,21 @@ extension PostgresJobStore {
   public func markSent(_ id: String, processID: String?, now: Date) throws -> Job {
     let set: PostgresQuery = """
       interruptions = interruptions + (CASE WHEN "sentAt" IS NULL THEN 0 ELSE 1 END),
-      "sentAt" = \(now), "processID" = \(processID), "updatedAt" = \(now)
+      "sentAt" = \(now), "processID" = \(processID), stage = 'printer', "updatedAt" = \(now)
       """
     guard let job = try update(id, set: set) else { throw StoreUnavailable(reason: "job \(id) is not in the store") }
     return job
+  }
+
+  public func markHandedOver(_ id: String, now: Date) throws {
+    try update(id, set: #"stage = 'printer', "updatedAt" = \#(now)"#)
   }
 
   public func complete(_ id: String, cupsJobID: Int?, documentSHA256: String?, now: Date) throws {
     try update(
       id,
       set: """
-        state = 'completed', "documentSHA256" = coalesce(\(documentSHA256), "documentSHA256"),
+        state = 'completed', stage = NULL, "documentSHA256" = coalesce(\(documentSHA256), "documentSHA256"),
         "cupsJobID" = coalesce(\(cupsJobID), "cupsJobID"), error = NULL, "printerState" = NULL, "updatedAt" = \(now)
         """, finished: true)
   }
@@ -143,16 +148,18 @@ extension PostgresJobStore {
     try update(
       id,
       set: """
-        error = \(error), "updatedAt" = \(now), state = \(next), "notBefore" = coalesce(\(retryAt), "notBefore")
+        error = \(error), "updatedAt" = \(now), state = \(next), stage = NULL, "notBefore" = coalesce(\(retryAt), "notBefore")
         """, finished: true)
   }
 
   public func progress(_ id: String, cupsJobID: Int, printerState: String?, now: Date) throws {
-    try update(id, set: #""cupsJobID" = \#(cupsJobID), "printerState" = \#(printerState), "updatedAt" = \#(now)"#)
+    try update(
+      id,
+      set: #""cupsJobID" = \#(cupsJobID), stage = 'printer', "printerState" = \#(printerState), "updatedAt" = \#(now)"#)
   }
 
   public func requeue(_ id: String, now: Date) throws {
-    try update(id, set: #"state = 'queued', "updatedAt" = \#(now)"#, finished: true)
+    try update(id, set: #"state = 'queued', stage = NULL, "updatedAt" = \#(now)"#, finished: true)
   }
 
   public func cancel(_ id: String, now: Date) throws -> Job? {

@@ -15,7 +15,7 @@ enum PostgresSchema {
   static let jobColumns = """
     sequence, id, "idempotencyKey", printer, template, data, locale, copies, state, attempts, crashes, error, \
     "cupsJobID", "printerState", "createdAt", "updatedAt", "notBefore", "orderID", route, label, fallback, \
-    "fallbackFor", "failoverReason", "reprintOf", reprint, "documentSHA256", "sentAt", "processID", interruptions
+    "fallbackFor", "failoverReason", "reprintOf", reprint, "documentSHA256", "sentAt", "processID", interruptions, stage
     """
 
   static let migrations: [(version: Int, name: String, sql: [String])] = [
@@ -112,7 +112,36 @@ enum PostgresSchema {
           FOR EACH ROW EXECUTE FUNCTION receipt_job_changed()
         """,
       ]
-    )
+    ),
+    (
+      2, "stage of a printing job (crash accounting), in notifications too",
+      [
+        "ALTER TABLE job ADD COLUMN stage text",
+        """
+        CREATE OR REPLACE FUNCTION receipt_job_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          payload text := NEW.sequence::text || ' ' || jsonb_build_object(
+            'id', NEW.id, 'sequence', NEW.sequence, 'idempotencyKey', NEW."idempotencyKey", 'printer', NEW.printer,
+            'template', NEW.template, 'locale', NEW.locale, 'copies', NEW.copies, 'state', NEW.state,
+            'attempts', NEW.attempts, 'crashes', NEW.crashes, 'error', NEW.error, 'cupsJobID', NEW."cupsJobID",
+            'printerState', NEW."printerState", 'createdAt', extract(epoch FROM NEW."createdAt"),
+            'updatedAt', extract(epoch FROM NEW."updatedAt"), 'notBefore', extract(epoch FROM NEW."notBefore"),
+            'orderID', NEW."orderID", 'route', NEW.route, 'label', NEW.label, 'fallback', NEW.fallback,
+            'fallbackFor', NEW."fallbackFor", 'failoverReason', NEW."failoverReason", 'reprintOf', NEW."reprintOf",
+            'reprint', NEW.reprint, 'documentSHA256', NEW."documentSHA256",
+            'sentAt', extract(epoch FROM NEW."sentAt"), 'processID', NEW."processID",
+            'interruptions', NEW.interruptions, 'stage', NEW.stage)::text;
+        BEGIN
+          IF octet_length(payload) > 7900 THEN payload := NEW.sequence::text; END IF;
+          PERFORM pg_notify('receipt_jobs', payload);
+          IF NEW.state = 'queued' OR (TG_OP = 'UPDATE' AND OLD.state = 'queued' AND NEW.state <> 'printing') THEN
+            PERFORM pg_notify('receipt_work', NEW.printer);
+          END IF;
+          RETURN NULL;
+        END $$
+        """,
+      ]
+    ),
   ]
 
   /// Brings the database up to the newest schema.
@@ -154,7 +183,8 @@ extension Job {
       printerState: try value(13), createdAt: try value(14), updatedAt: try value(15), notBefore: try value(16),
       orderID: try value(17), route: try value(18), label: try value(19), fallback: try value(20),
       fallbackFor: try value(21), failoverReason: try value(22), reprintOf: try value(23), reprint: try value(24),
-      documentSHA256: try value(25), sentAt: try value(26), processID: try value(27), interruptions: try value(28))
+      documentSHA256: try value(25), sentAt: try value(26), processID: try value(27), interruptions: try value(28),
+      stage: try value(29, String?.self).flatMap(Stage.init(rawValue:)))
   }
 }
 
@@ -188,6 +218,7 @@ struct NotifiedJob: Decodable {
   var sentAt: Double?
   var processID: String?
   var interruptions: Int
+  var stage: Job.Stage?
 
   /// The job (its order data left out: events do not show it).
   var job: Job {
@@ -198,6 +229,7 @@ struct NotifiedJob: Decodable {
       updatedAt: Date(timeIntervalSince1970: updatedAt), notBefore: Date(timeIntervalSince1970: notBefore),
       orderID: orderID, route: route, label: label, fallback: fallback, fallbackFor: fallbackFor,
       failoverReason: failoverReason, reprintOf: reprintOf, reprint: reprint, documentSHA256: documentSHA256,
-      sentAt: sentAt.map { Date(timeIntervalSince1970: $0) }, processID: processID, interruptions: interruptions)
+      sentAt: sentAt.map { Date(timeIntervalSince1970: $0) }, processID: processID, interruptions: interruptions,
+      stage: stage)
   }
 }
