@@ -4,7 +4,7 @@ import ReceiptServer
 
 /// Fuzz targets for libFuzzer (`make fuzz`): untrusted input into the parts that read it.
 /// `FUZZ_TARGET` picks one: `template` (template XML and order JSON through binding, layout and
-/// a PDF), `json` (the order parser), `image` (PNG and JPEG headers and pixels), `http` (a job
+/// a PDF), `expression` (the expression language: `${…}` and `test`), `json` (the order parser), `image` (PNG and JPEG headers and pixels), `http` (a job
 /// request body), `config` (the daemon's configuration file). Built with `-DFUZZING` (and
 /// `-sanitize=fuzzer`) `main` hands over to libFuzzer's driver; without it, `main` replays
 /// files (a regression run).
@@ -24,6 +24,14 @@ enum Fuzz {
   static let configuration = ReceiptServer.Configuration(
     port: 0, database: scratch.appendingPathComponent("q.sqlite").path, templates: templates,
     printers: [PrinterConfig(name: "counter", target: .directory(scratch))])
+
+  /// The order the `expression` target binds: arrays, exact decimals, strings, nulls, dates.
+  static let expressionOrder = Data(
+    #"""
+    {"items": [{"name": "Café crème", "qty": 2, "price": "3.50", "rate": 7}, {"name": "Brötchen", "qty": 1,
+     "price": 0.4, "rate": null}], "total": "7.40", "paid": true, "id": 9007199254740993, "date": "2026-11-25T10:00:00Z",
+     "note": null, "tags": ["a", "b"]}
+    """#.utf8)
 
   /// One input. Errors are expected (bad input must be refused); crashes, hangs and leaks are
   /// what the fuzzer looks for.
@@ -51,10 +59,19 @@ enum Fuzz {
       }
       // The same body as a preview (a template's text in `source`, paper, model).
       _ = try? RenderRequest(body: data, configuration: configuration)
+    case "expression":
+      // The expression language alone: the input is the text of `${…}` and of a `test`,
+      // XML-escaped, bound to an order with arrays, numbers, strings and nulls.
+      let text = String(decoding: data, as: UTF8.self)
+      let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        .replacingOccurrences(of: "\"", with: "&quot;")
+      let template = "<receipt><text>${\(escaped)}</text><if test=\"\(escaped)\"><text>yes</text></if></receipt>"
+      guard (try? Data(template.utf8).write(to: scratch.appendingPathComponent("t.xml"))) != nil else { return }
+      _ = try? engine.templateDocument(template: "t", data: expressionOrder, templates: scratch)
     case "config":
       _ = try? ReceiptServer.Configuration.Settings(data: data, file: scratch.appendingPathComponent("serve.json"))
     default:
-      fatalError("FUZZ_TARGET must be template, json, image, http or config")
+      fatalError("FUZZ_TARGET must be template, expression, json, image, http or config")
     }
   }
 }

@@ -27,12 +27,12 @@ extension FontCollection {
     return FontFace(path: real, index: 0, family: path)
   }
 
-  /// fontconfig's font directories (with the directories below them) and the allowed ones, each
-  /// with its symlinks resolved.
+  /// fontconfig's font directories (with the directories below them: from the font match cache
+  /// while it holds, else from fontconfig) and the allowed ones, each with its symlinks resolved.
   private func roots() throws -> [String] {
     if let fontconfigRoots { return fontconfigRoots + allowedDirectories.compactMap(Self.realPath) }
-    var list: [String] = []
-    if let dirs = FcConfigGetFontDirs(try configuration()) {
+    var list = hasLoadedFontconfig ? [] : cachedFontDirectories
+    if list.isEmpty, let dirs = FcConfigGetFontDirs(try configuration()) {
       defer { FcStrListDone(dirs) }
       while let next = FcStrListNext(dirs) { list.append(String(cString: next)) }
     }

@@ -48,6 +48,9 @@ final class FontCollection {
   /// Whether fontconfig's configuration has been loaded.
   var hasLoadedFontconfig: Bool { loaded != nil }
 
+  /// fontconfig's font directories as the font match cache recorded them (empty: not known).
+  var cachedFontDirectories: [String] { matchCache.fontDirectories }
+
   /// fontconfig's configuration (parsed now if it was not yet).
   func configuration() throws -> OpaquePointer {
     if let loaded { return loaded }

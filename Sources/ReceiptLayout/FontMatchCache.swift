@@ -30,6 +30,9 @@ struct FontMatchCache {
   /// Whether a font file shapes words exactly (``Font/wordShapingIsExact(face:font:scalars:)``),
   /// by ``wordShapingKey(_:harfBuzz:)``: a verdict holds while the file and HarfBuzz are the same.
   private(set) var wordShaping: [String: Bool] = [:]
+  /// fontconfig's font directories (with those below them) when the matches were recorded: where
+  /// a font file named by path may be, known without loading fontconfig.
+  private(set) var fontDirectories: [String] = []
   private var stamp: [String] = []
   let path: String?
 
@@ -62,11 +65,14 @@ struct FontMatchCache {
     var stamp: [String] = []
     var matches: [String: Match] = [:]
     var wordShaping: [String: Bool] = [:]
+    var directories: [String] = []
     defer { self.wordShaping = wordShaping }  // each verdict carries its own stamp
     for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
       let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
       if fields[0] == "words" {
         if fields.count == 3 { wordShaping[fields[1]] = fields[2] == "1" }
+      } else if fields[0] == "fontdir" {
+        if fields.count == 2 { directories.append(fields[1]) }
       } else if fields[0] == "match", fields.count == 11, let index = Int(fields[5]) {
         let face = FontFace(
           path: fields[4], index: index, family: fields[6], isColor: fields[7] == "1",
@@ -82,6 +88,7 @@ struct FontMatchCache {
     guard !stamp.isEmpty, stamp == Self.currentStamp(version: fontconfigVersion, recorded: stamp) else { return }
     self.stamp = stamp
     self.matches = matches
+    fontDirectories = directories
   }
 
   /// Records fontconfig's answer and writes the file; `configFiles` and `fontDirectories` are
@@ -101,6 +108,7 @@ struct FontMatchCache {
       matches = [:]
     }
     matches[key] = match
+    self.fontDirectories = fontDirectories.filter { !$0.contains("\t") && !$0.contains("\n") }
     write()
   }
 
@@ -145,6 +153,7 @@ struct FontMatchCache {
     for (key, exact) in wordShaping.sorted(by: { $0.key < $1.key }) {
       text += "words\t\(key)\t\(exact ? 1 : 0)\n"
     }
+    for directory in fontDirectories { text += "fontdir\t\(directory)\n" }
     Self.writeAtomically(text, to: path)
   }
 

@@ -137,10 +137,11 @@ import Testing
     for ext in ["bin", "prn"] {
       let (escpos, file) = try renderTemplate("<receipt><text>x</text></receipt>", to: "r.\(ext)")
       #expect(escpos.status == 0)
-      // ESC @, then the top margin as a feed (ESC J), then the first raster band (GS v 0).
+      // ESC @, the vertical motion unit set to the 203-dpi dot pitch (GS P 0 203), then the top
+      // margin as a feed (ESC J), then the first raster band (GS v 0).
       let bytes = try Data(contentsOf: file)
-      #expect(bytes.prefix(4) == Data([0x1B, 0x40, 0x1B, 0x4A]), ".\(ext) is ESC/POS")
-      #expect(bytes.dropFirst(5).prefix(2) == Data([0x1D, 0x76]), ".\(ext) is ESC/POS")
+      #expect(bytes.prefix(8) == Data([0x1B, 0x40, 0x1D, 0x50, 0x00, 0xCB, 0x1B, 0x4A]), ".\(ext) is ESC/POS")
+      #expect(bytes.dropFirst(9).prefix(2) == Data([0x1D, 0x76]), ".\(ext) is ESC/POS")
     }
   }
 

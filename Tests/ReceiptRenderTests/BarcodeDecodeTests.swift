@@ -33,6 +33,14 @@ import Testing
     #expect(decoded.contains { expected.contains($0) }, "zbar read \(decoded)")
   }
 
+  /// Text beyond ASCII crosses from Swift's UTF-8 into zint (which counts bytes) and back out of
+  /// the decoder: every character arrives, in UTF-8 (ECI 26), at every byte length.
+  @Test(arguments: ["Café Straße 12 € — 注文 ✓", "Ünïcödé", "ありがとう", "قهوة ٢٫٥"])
+  func nonASCIITextSurvivesAQRCode(text: String) throws {
+    let decoded = try decode(Barcode(.qr, data: text, moduleDots: 4))
+    #expect(decoded.contains(text), "zbar read \(decoded)")
+  }
+
   /// zbar cannot read the stacked and matrix codes; zxing-cpp (an independent decoder) can.
   @Test(
     arguments: [
