@@ -157,3 +157,8 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// `any` spelled out for every existential, in every target (as Hummingbird does).
+for target in package.targets where target.type != .system && target.type != .plugin {
+  target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("ExistentialAny")]
+}

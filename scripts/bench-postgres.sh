@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Submissions per second and submit latency (p50/p99) of `receipt serve` on SQLite, on
 # PostgreSQL with one daemon, and on PostgreSQL with three daemons sharing the database (wrk on
-# loopback, one wrk per daemon, 8 connections in all). Bounded: one round of DURATION seconds per
+# loopback, one wrk per daemon, 8 connections in all); then /healthz latency while another session
+# holds the job table locked for 5 seconds (submissions waiting meanwhile). Bounded: one round of DURATION seconds per
 # setup; a private PostgreSQL 15 cluster in a temporary directory, stopped at the end.
 #   scripts/bench-postgres.sh [DURATION]
 set -euo pipefail
@@ -78,4 +79,30 @@ load "PostgreSQL" && stop
 psql -c "CREATE DATABASE three" >/dev/null
 start "postgres://postgres@127.0.0.1:$pgport/three" 3
 load "PostgreSQL" && stop
+# /healthz while PostgreSQL stalls: a session holds the job table for 5 s while 4 connections keep
+# submitting (each waits on the lock) and one connection asks /healthz as fast as it answers.
+stall() {
+  psql -c "CREATE DATABASE stall" >/dev/null
+  start "postgres://postgres@127.0.0.1:$pgport/stall" 1
+  local port=${ports[0]}
+  psql -d stall -c "BEGIN; LOCK TABLE job IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(6); COMMIT;" >/dev/null &
+  local locker=$!
+  sleep 0.5
+  RECEIPT_ORDER=Templates/Examples/small.json wrk -t1 -c4 -d5s --timeout 10s \
+    -s scripts/bench/submit.lua "http://127.0.0.1:$port" >"$work/stall-submit.txt" &
+  local submitter=$!
+  wrk -t1 -c1 -d5s --latency "http://127.0.0.1:$port/healthz" >"$work/stall-health.txt"
+  wait "$locker" "$submitter" || true
+  local p50 p99 max n
+  p50=$(awk '$1 == "50%" {print $2}' "$work/stall-health.txt")
+  p99=$(awk '$1 == "99%" {print $2}' "$work/stall-health.txt")
+  max=$(awk '$1 == "Latency" {print $4}' "$work/stall-health.txt")
+  n=$(awk '/requests in/ {print $1}' "$work/stall-health.txt")
+  echo
+  echo "| /healthz during a 5 s table lock | requests | p50 | p99 | max |"
+  echo "|---|---|---|---|---|"
+  echo "| PostgreSQL, 4 submitters waiting | $n | $p50 | $p99 | $max |"
+  stop
+}
+stall
 echo "jobs stored: one $(psql -d one -c 'SELECT count(*) FROM job'), three $(psql -d three -c 'SELECT count(*) FROM job')"

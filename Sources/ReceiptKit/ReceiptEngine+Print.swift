@@ -29,9 +29,6 @@ public struct PrintRequest: Sendable {
   /// Ask a raw printer whose model confirms prints to confirm this receipt with this ID (four
   /// printable ASCII characters); printing returns only once it has (see ``PrintJob/processID``).
   public var processID: String?
-  /// Called once the receipt is drawn and encoded, before its first byte goes to the printer
-  /// (see ``PrintJob/willSend``).
-  public var willSend: (@Sendable () throws -> Void)?
   /// Asked while a raw printer is sent the receipt or its confirmation awaited: true gives the
   /// print up (see ``PrintJob/shouldStop``).
   public var shouldStop: (@Sendable () -> Bool)?
@@ -40,10 +37,8 @@ public struct PrintRequest: Sendable {
   public init(
     printer: String? = nil, copies: Int = 1, wait: Bool = false, server: String? = nil, options: [String: String] = [:],
     jobName: String? = nil, holdWhenStopped: Bool = false, archive: (@Sendable (_ pdf: Data) throws -> Void)? = nil,
-    model: PrinterModel? = nil, processID: String? = nil, willSend: (@Sendable () throws -> Void)? = nil,
-    shouldStop: (@Sendable () -> Bool)? = nil
+    model: PrinterModel? = nil, processID: String? = nil, shouldStop: (@Sendable () -> Bool)? = nil
   ) {
-    self.willSend = willSend
     self.shouldStop = shouldStop
     self.processID = processID
     self.archive = archive
@@ -105,16 +100,23 @@ extension ReceiptEngine {
   }
 
   /// Prints a document, reading top to bottom: find the printer → is it ready → lay out at its
-  /// resolution → check the paper against its media (before anything is drawn) → encode and
-  /// submit → follow the job (when asked to wait).
+  /// resolution → check the paper against its media (before anything is drawn) → draw and
+  /// encode → send → follow the job (when asked to wait). ``prepare(_:request:)`` and
+  /// ``send(_:)`` are its two halves, for a caller that records something in between.
   public func print(_ document: ReceiptDocument, request: PrintRequest) throws -> PrintResult {
+    try send(try prepare(document, request: request))
+  }
+
+  /// Everything before the first byte goes to the printer: the printer opened, the receipt laid
+  /// out at its resolution, checked against its paper, archived (``PrintRequest/archive``), drawn
+  /// and encoded.
+  public func prepare(_ document: ReceiptDocument, request: PrintRequest) throws -> PreparedPrint {
     guard (1...99).contains(request.copies) else { throw ReceiptError(.data, "copies must be between 1 and 99") }
     let receiptID = String(UUID().uuidString.prefix(8)).lowercased()
     let job = PrintJob(
       name: request.jobName ?? "receipt-\(receiptID) \(document.title)", copies: request.copies,
       options: request.options, holdWhenStopped: request.holdWhenStopped, model: request.model,
-      processID: request.processID ?? (request.wait ? Self.processID() : nil), willSend: request.willSend,
-      shouldStop: request.shouldStop)
+      processID: request.processID ?? (request.wait ? Self.processID() : nil), shouldStop: request.shouldStop)
     return try ReceiptError.wrapping {
       let printer = try PrinterAddress.open(request.printer, server: request.server)
       let capabilities = printer.capabilities
@@ -124,13 +126,22 @@ extension ReceiptEngine {
       let laidOut = try layout(document)
       try capabilities.check(laidOut, printer: printer.name)
       if let archive = request.archive { try archive(try PrintPath.pdf.encode(laidOut)) }
-      let id = try printer.submit(laidOut, job: job)
+      return PreparedPrint(
+        printer: printer, job: job, receipt: laidOut, document: try printer.encode(laidOut, job: job),
+        wait: request.wait, resolution: document.pageSetup.resolution)
+    }
+  }
+
+  /// Sends a prepared receipt and, when asked, follows its job to the end.
+  public func send(_ prepared: PreparedPrint) throws -> PrintResult {
+    try ReceiptError.wrapping {
+      let (printer, job) = (prepared.printer, prepared.job)
+      let id = try printer.send(prepared.document, of: prepared.receipt, job: job)
       var result = PrintResult(
-        jobID: id, printer: printer.name, path: capabilities.format, jobName: job.name, status: nil,
-        confirmed: job.processID != nil && job.model?.confirmsPrints == true,
-        pages: laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) },
-        warnings: laidOut.warnings)
-      if request.wait, let id {
+        jobID: id, printer: printer.name, path: printer.capabilities.format, jobName: job.name, status: nil,
+        confirmed: job.processID != nil && job.model?.confirmsPrints == true, pages: prepared.pages,
+        warnings: prepared.receipt.warnings)
+      if prepared.wait, let id {
         let status = try printer.follow(job: id, timeout: .seconds(120))
         result.status = status
         guard status.state == .completed else {
@@ -140,6 +151,21 @@ extension ReceiptEngine {
       }
       return result
     }
+  }
+}
+
+/// A receipt ready to go to its printer: laid out, checked, drawn and encoded.
+public struct PreparedPrint: Sendable {
+  let printer: any Printer
+  let job: PrintJob
+  let receipt: LaidOutReceipt
+  let document: Data
+  let wait: Bool
+  let resolution: Resolution
+
+  /// Its pages' measurements.
+  public var pages: [PageMeasurement] {
+    receipt.pages.map { PageMeasurement(page: $0, resolution: resolution) }
   }
 }
 

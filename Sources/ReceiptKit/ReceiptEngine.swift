@@ -159,7 +159,7 @@ public final class ReceiptEngine: Sendable {
     ]
   }
 
-  static func reason(_ error: Error) -> String {
+  static func reason(_ error: any Error) -> String {
     let ns = error as NSError
     if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain,
       let code = POSIXErrorCode(rawValue: Int32(underlying.code))

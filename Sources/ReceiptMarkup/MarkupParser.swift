@@ -110,7 +110,7 @@ enum MarkupParser {
       }
     }
 
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
       let code = (parseError as NSError).code
       fail(
         TemplateError(

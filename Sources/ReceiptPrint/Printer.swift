@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import ReceiptLayout
 import ReceiptModel
 
@@ -9,7 +9,9 @@ import ReceiptModel
 ///
 /// Printing reads top to bottom: open the printer → ask its ``status()`` → lay out at
 /// ``capabilities`` (resolution) → check the paper (``PrinterCapabilities/check(_:printer:)``)
-/// → ``submit(_:job:)`` (encodes in the printer's format and sends) → ``follow(job:timeout:)``.
+/// → ``encode(_:job:)`` (draws and encodes in the printer's format) → ``send(_:of:job:)`` →
+/// ``follow(job:timeout:)``. Encoding and sending are apart so that a caller can record that the
+/// receipt's own work is done before its first byte goes out (the daemon does).
 public protocol Printer: Sendable {
   /// The name users give it (a queue name, `socket://host:port`, `dir:PATH`).
   var name: String { get }
@@ -17,14 +19,26 @@ public protocol Printer: Sendable {
   var capabilities: PrinterCapabilities { get }
   /// Its state now (``PrinterState/unknown`` for printers that cannot be asked).
   func status() throws -> PrinterStatus
-  /// Encodes a laid-out receipt in the printer's format (all copies) and sends it. Returns the
-  /// printer's job id, or nil for printers without jobs (the bytes were delivered).
-  func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int?
+  /// A laid-out receipt drawn and encoded in the printer's format (all copies).
+  func encode(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Data
+  /// Sends an encoded receipt. Returns the printer's job id, or nil for printers without jobs
+  /// (the bytes were delivered).
+  func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int?
   /// Follows a job until it ends, the printer stops, or `timeout` passes.
   func follow(job id: Int, timeout: Duration) throws -> JobStatus
 }
 
 extension Printer {
+  /// Encodes and sends a receipt.
+  public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
+    try send(try encode(receipt, job: job), of: receipt, job: job)
+  }
+
+  /// The receipt in the printer's format, every copy (raw printers and CUPS queues).
+  public func encode(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Data {
+    try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
+  }
+
   /// Printers without job ids have nothing to follow.
   public func follow(job id: Int, timeout: Duration) throws -> JobStatus {
     JobStatus(id: id, state: .completed)
@@ -109,9 +123,6 @@ public struct PrintJob: Sendable {
   /// this ID (four printable ASCII characters): `submit` returns only once the printer says it
   /// printed. Nil, or a model that cannot: the bytes are sent and that is all.
   public var processID: String?
-  /// Called once the receipt is encoded, before its first byte goes to the printer (an error
-  /// stops the print): the daemon records there that the job's own work is done.
-  public var willSend: (@Sendable () throws -> Void)?
   /// Asked while a raw printer is sent the receipt or its confirmation is awaited: true stops
   /// the print with ``PrintError/abandoned(_:)`` (the daemon is shutting down; whether the
   /// receipt printed is unknown).
@@ -120,10 +131,8 @@ public struct PrintJob: Sendable {
   /// Creates a job.
   public init(
     name: String, copies: Int = 1, options: [String: String] = [:], holdWhenStopped: Bool = false,
-    model: PrinterModel? = nil, processID: String? = nil, willSend: (@Sendable () throws -> Void)? = nil,
-    shouldStop: (@Sendable () -> Bool)? = nil
+    model: PrinterModel? = nil, processID: String? = nil, shouldStop: (@Sendable () -> Bool)? = nil
   ) {
-    self.willSend = willSend
     self.shouldStop = shouldStop
     self.model = model
     self.processID = processID

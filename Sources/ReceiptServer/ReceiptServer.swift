@@ -1,7 +1,7 @@
-import Foundation
-public import Hummingbird
+package import Foundation
+package import Hummingbird
 import HummingbirdCore
-public import Logging
+package import Logging
 import NIOCore
 import ReceiptKit
 import ServiceLifecycle
@@ -13,35 +13,41 @@ import UnixSignals
 #endif
 
 /// The print-queue daemon: a durable job store, one worker per printer and the HTTP API.
-// @unchecked: `workers` and `databaseLock` change only under `lock` (start/stop run on any
-// thread); everything else is immutable after init.
-public final class ReceiptServer: @unchecked Sendable {
-  public let configuration: Configuration
-  let store: JobStore
+///
+/// One concurrency model: the HTTP server (Hummingbird on SwiftNIO), the printers' workers, the
+/// archive sweeper and the printer watch are Services of Swift Service Lifecycle; their blocking
+/// work runs on thread pools of their own (``BlockingPool``), the store is async to the edges,
+/// and shutdown is the ServiceGroups': HTTP stops first, then the workers get their grace.
+package final class ReceiptServer: Sendable {
+  package let configuration: Configuration
+  let store: any JobStore
   let engine: ReceiptEngine
   let metrics = ServerMetrics()
   let logger: Logger
   /// Open HTTP connections (idle ones are closed beyond `maxConnections`).
   let connections: ConnectionRegistry
-  /// Previews and printer probes: blocking C work off the request threads.
-  let blocking = BlockingExecutor(name: "receipt blocking", threads: 2, capacity: 16)
-  private let lock = NSLock()
-  private var workers: [PrintWorker] = []
-  private var sweeper: PeriodicThread?
-  private var printerWatch: PeriodicThread?
+  /// Previews and printer probes: blocking C work off the request threads, two at a time, 16
+  /// waiting (`429` beyond).
+  let blocking = BlockingPool(threads: 2, capacity: 16)
   /// The change feed of `GET /v1/events`.
   let hub: EventHub
   /// One template save at a time (history copy, then the file).
   let templateSaves = Mutex(())
-  /// Held while the workers run: one daemon per queue file.
-  private var databaseLock: DatabaseLock?
+  /// The workers and background services while they run (between `start` and `stop`).
+  private let running = Mutex<Running?>(nil)
+
+  private struct Running: Sendable {
+    var workers: [PrintWorker]
+    var group: ServiceGroup
+    var task: Task<Void, Never>
+  }
 
   /// The API contract (OpenAPI 3.1, `Sources/ReceiptServer/Resources/openapi.yaml`), served at
   /// `GET /openapi.yaml`.
-  public static var openAPIDocument: [UInt8] { PackageResources.openapi_yaml }
+  package static var openAPIDocument: [UInt8] { PackageResources.openapi_yaml }
 
   /// Opens the store and prepares the workers (nothing runs until `start`).
-  public init(configuration: Configuration, logger: Logger = Logger(label: "receipt.server")) throws {
+  package init(configuration: Configuration, logger: Logger = Logger(label: "receipt.server")) throws {
     try configuration.validate()
     self.configuration = configuration
     self.logger = logger
@@ -54,11 +60,7 @@ public final class ReceiptServer: @unchecked Sendable {
         store = try SQLiteJobStore(path: configuration.database)
       }
     } catch let error as StoreUnavailable {
-      let check =
-        ReceiptSettings.isDatabaseURL(configuration.database)
-        ? "check that PostgreSQL runs and --db names a database this user may use"
-        : "check --db and the directory's permissions and free space"
-      throw ReceiptError(.unavailable, "\(error); \(check)")
+      throw ReceiptError(.unavailable, "\(error); \(Self.check(configuration.database))")
     }
     engine = try ReceiptEngine()
     // An accepted (retried, requeued) job wakes its printer's worker at once.
@@ -67,87 +69,75 @@ public final class ReceiptServer: @unchecked Sendable {
     store.observeChanges(JobEventFeed(hub: hub))
   }
 
-  /// Wakes the worker of `printer`.
-  private func wake(_ printer: String) {
-    lock.lock()
-    let worker = workers.first { $0.printer.name == printer }
-    lock.unlock()
-    worker?.wake()
+  /// What to check when the store cannot be opened.
+  static func check(_ database: String) -> String {
+    ReceiptSettings.isDatabaseURL(database)
+      ? "check that PostgreSQL runs and --db names a database this user may use"
+      : "check --db and the directory's permissions and free space"
   }
 
-  /// Takes the queue file's lock (one daemon per file), reconciles jobs a crash left mid-print,
-  /// then starts one worker per printer.
-  public func start() throws {
-    lock.lock()
-    defer { lock.unlock() }
-    // One daemon per SQLite file; PostgreSQL is shared, and printers are owned one by one.
-    if databaseLock == nil, store is SQLiteJobStore {
-      databaseLock = try DatabaseLock(database: configuration.database)
+  /// Wakes the worker of `printer`.
+  private func wake(_ printer: String) {
+    running.withLock { $0?.workers.first { $0.printer.name == printer } }?.wake()
+  }
+
+  /// Opens the store (one daemon per SQLite file: its lock), then runs one worker per printer,
+  /// the archive sweeper and the printer watch, until ``stop()``. Each worker first takes its
+  /// printer and checks the jobs a crash left printing with it.
+  package func start() async throws {
+    do {
+      try await store.open()
+    } catch let error as StoreUnavailable {
+      throw ReceiptError(.unavailable, "\(error); \(Self.check(configuration.database))")
     }
-    try recover()
-    if let archive = configuration.archiveDirectory, sweeper == nil {
-      let (logger, days) = (logger, configuration.archiveDays)
-      sweeper = ArchiveSweeper.start(directory: archive, days: days) { removed in
-        logger.info("removed \(removed) archived documents older than \(days) days")
-      }
-    }
-    if printerWatch == nil {
-      hub.reopen()
-      printerWatch = PrinterWatch.start(hub: hub) { [weak self] in (try? self?.printerResponses()) ?? [] }
-    }
-    for printer in configuration.printers {
-      let worker = PrintWorker(
+    guard running.withLock({ $0 == nil }) else { return }
+    hub.reopen()
+    let workers = configuration.printers.map { printer in
+      PrintWorker(
         printer: printer, store: store, engine: engine, templates: configuration.templates,
-        maxAttempts: configuration.maxAttempts, logger: logger, metrics: metrics,
+        maxAttempts: configuration.maxAttempts, logger: self.logger, metrics: metrics,
         archive: configuration.archiveDirectory, failoverAfter: configuration.failoverAfter,
-        maxCrashes: configuration.maxCrashes)
-      workers.append(worker)
-      worker.start()
+        maxCrashes: configuration.maxCrashes, grace: configuration.shutdownGrace)
     }
+    var services: [any Service] = workers
+    if let archive = configuration.archiveDirectory {
+      let (log, days) = (self.logger, configuration.archiveDays)
+      services.append(
+        PeriodicService(interval: .seconds(3600)) {
+          let removed = ArchiveFile.sweep(archive, days: days)
+          if removed > 0 { log.info("removed \(removed) archived documents older than \(days) days") }
+        })
+    }
+    services.append(PrinterWatch(hub: hub) { [weak self] in (try? await self?.printerResponses()) ?? [] })
+    var group = ServiceGroupConfiguration(
+      services: services.map { .init(service: $0) }, gracefulShutdownSignals: [], logger: self.logger)
+    // A worker gives its job `shutdownGrace`; nothing holds the stop up beyond that.
+    let bound = Duration.seconds(configuration.shutdownGrace + 5)
+    group.maximumGracefulShutdownDuration = bound
+    group.maximumCancellationDuration = bound
+    let serviceGroup = ServiceGroup(configuration: group)
+    let logger = self.logger
+    let task = Task {
+      do { try await serviceGroup.run() } catch { logger.error("the workers stopped: \(error)") }
+    }
+    running.withLock { $0 = Running(workers: workers, group: serviceGroup, task: task) }
   }
 
   /// Stops the workers: no new jobs are taken; each finishes the job in hand within the grace
   /// period (a job still waiting after it is left `printing` and reconciled at the next start).
-  /// Returns when every worker has ended.
-  public func stop() {
-    lock.lock()
-    let running = workers
-    workers = []
-    sweeper?.stop()
-    sweeper = nil
-    printerWatch?.stop()
-    printerWatch = nil
+  /// Returns when every worker has ended and the store recorded the clean stop.
+  package func stop() async {
     hub.close()
-    lock.unlock()
-    running.forEach { $0.stop(grace: configuration.shutdownGrace) }
-    running.forEach { $0.join() }
-    lock.lock()
-    defer { lock.unlock() }
-    if databaseLock != nil {
-      // The jobs still `printing` were left by this stop, not by a crash.
-      do { try store.markCleanShutdown() } catch { logger.error("cannot record the clean shutdown: \(error)") }
-      databaseLock = nil
-    }
-  }
-
-  /// Jobs found `printing` at start were interrupted. They go back to the head of their queue
-  /// with their attempt count; the worker then checks before sending again: a directory
-  /// printer's file, or a CUPS job of the same name that completed or may still print, means it
-  /// is not sent a second time. Socket printers cannot be asked, so for them it is at least once.
-  /// A job that was printing when the daemon died counts a crash; after `maxCrashes` it is dead,
-  /// so a job that crashes the renderer cannot stop its printer's queue.
-  func recover() throws {
-    for job in try store.recover(maxCrashes: configuration.maxCrashes, now: Date()) {
-      if job.state == .dead {
-        logger.error("job \(job.id) is dead: \(job.error ?? "")")
-      } else {
-        logger.info("job \(job.id) was interrupted; it is checked with its printer before anything is resent")
-      }
-    }
+    guard let running = running.withLock({ $0.take() }) else { return }
+    for worker in running.workers { worker.stop() }
+    await running.group.triggerGracefulShutdown()
+    await running.task.value
+    // The jobs still `printing` were left by this stop, not by a crash.
+    await store.close()
   }
 
   /// The Hummingbird application (routes, middleware, address).
-  public func application(
+  package func application(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
   ) -> some ApplicationProtocol {
     let router = Router()
@@ -175,26 +165,30 @@ public final class ReceiptServer: @unchecked Sendable {
       logger: logger)
   }
 
-  /// Serves until SIGTERM or SIGINT, under Swift Service Lifecycle: the HTTP server stops first,
-  /// then the workers finish their jobs in hand; then the function returns.
-  public func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+  /// Serves until SIGTERM or SIGINT: the workers run (``start()``) while the HTTP server's
+  /// ServiceGroup runs; on the signal the HTTP server stops first, then the workers finish their
+  /// jobs in hand (``stop()``); then the function returns.
+  package func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
     let files = Self.raiseFileLimit()
     if files < configuration.maxConnections + 64 {
       logger.warning(
         "the open-file limit is \(files), too low for maxConnections \(configuration.maxConnections); raise LimitNOFILE"
       )
     }
-    try start()
+    try await start()
     var group = ServiceGroupConfiguration(
-      services: [
-        .init(service: WorkersService(server: self)), .init(service: application(onServerRunning: onServerRunning)),
-      ],
+      services: [.init(service: application(onServerRunning: onServerRunning))],
       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     // Clients that keep connections open cannot hold the shutdown up for ever.
-    let bound = Duration.seconds(configuration.shutdownGrace + 5)
-    group.maximumGracefulShutdownDuration = bound
-    group.maximumCancellationDuration = bound
-    try await ServiceGroup(configuration: group).run()
+    group.maximumGracefulShutdownDuration = .seconds(5)
+    group.maximumCancellationDuration = .seconds(5)
+    do {
+      try await ServiceGroup(configuration: group).run()
+    } catch {
+      await stop()
+      throw error
+    }
+    await stop()
   }
 }
 
@@ -209,21 +203,5 @@ extension ReceiptServer {
       _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
     return Int(clamping: limit.rlim_cur)
-  }
-}
-
-/// The printers' workers as a service: on graceful shutdown (after the HTTP server, which is
-/// listed after it and so stops first) it stops them and waits for the jobs in hand.
-struct WorkersService: Service {
-  let server: ReceiptServer
-
-  func run() async throws {
-    try? await gracefulShutdown()
-    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-      Thread.detachNewThread {
-        server.stop()
-        done.resume()
-      }
-    }
   }
 }

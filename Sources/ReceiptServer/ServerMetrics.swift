@@ -1,63 +1,64 @@
 import Foundation
+import Synchronization
 
 /// Counters and latency histograms for `GET /metrics` (Prometheus text format).
-// @unchecked: every counter is read and written only under `lock`.
-public final class ServerMetrics: @unchecked Sendable {
-  private let lock = NSLock()
+final class ServerMetrics: Sendable {
   private static let buckets: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30]
-  private var render: [Int] = Array(repeating: 0, count: buckets.count + 1)
-  private var renderSum = 0.0
-  private var printing: [Int] = Array(repeating: 0, count: buckets.count + 1)
-  private var printSum = 0.0
 
-  /// Per route since the daemon started: tickets accepted, printed, and moved to a fallback.
-  private var routeCounters: [String: [String: Int]] = [:]
+  private struct State {
+    var render = [Int](repeating: 0, count: ServerMetrics.buckets.count + 1)
+    var renderSum = 0.0
+    var printing = [Int](repeating: 0, count: ServerMetrics.buckets.count + 1)
+    var printSum = 0.0
+    /// Per route since the daemon started: tickets accepted, printed, and moved to a fallback.
+    var routeCounters: [String: [String: Int]] = [:]
+  }
+
+  private let state = Mutex(State())
 
   func countTicket(route: String) { count("accepted", route: route) }
   func countPrintedTicket(route: String) { count("printed", route: route) }
   func countFailover(route: String) { count("failed_over", route: route) }
 
   private func count(_ what: String, route: String) {
-    lock.lock()
-    defer { lock.unlock() }
-    routeCounters[what, default: [:]][route, default: 0] += 1
+    state.withLock { $0.routeCounters[what, default: [:]][route, default: 0] += 1 }
   }
 
   func observeRender(seconds: Double) {
-    lock.lock()
-    defer { lock.unlock() }
-    render[Self.buckets.firstIndex { seconds <= $0 } ?? Self.buckets.count] += 1
-    renderSum += seconds
+    state.withLock { state in
+      state.render[Self.buckets.firstIndex { seconds <= $0 } ?? Self.buckets.count] += 1
+      state.renderSum += seconds
+    }
   }
 
   func observePrint(seconds: Double) {
-    lock.lock()
-    defer { lock.unlock() }
-    printing[Self.buckets.firstIndex { seconds <= $0 } ?? Self.buckets.count] += 1
-    printSum += seconds
+    state.withLock { state in
+      state.printing[Self.buckets.firstIndex { seconds <= $0 } ?? Self.buckets.count] += 1
+      state.printSum += seconds
+    }
   }
 
   /// The Prometheus exposition of the histograms and the job counts.
   func exposition(counts: [String: [String: Int]], eventListeners: Int = 0) -> String {
-    lock.lock()
-    defer { lock.unlock() }
+    let state = self.state.withLock { $0 }
     var out = "# HELP receipt_event_listeners Clients reading GET /v1/events.\n# TYPE receipt_event_listeners gauge\n"
     out += "receipt_event_listeners \(eventListeners)\n"
     out += "# HELP receipt_jobs Jobs by printer and state.\n# TYPE receipt_jobs gauge\n"
     for (printer, states) in counts.sorted(by: { $0.key < $1.key }) {
-      for (state, n) in states.sorted(by: { $0.key < $1.key }) {
-        out += "receipt_jobs{printer=\"\(printer)\",state=\"\(state)\"} \(n)\n"
+      for (job, n) in states.sorted(by: { $0.key < $1.key }) {
+        out += "receipt_jobs{printer=\"\(printer)\",state=\"\(job)\"} \(n)\n"
       }
     }
     for what in ["accepted", "printed", "failed_over"] {
       out += "# HELP receipt_route_tickets_\(what)_total Tickets of orders per route.\n"
       out += "# TYPE receipt_route_tickets_\(what)_total counter\n"
-      for (route, n) in (routeCounters[what] ?? [:]).sorted(by: { $0.key < $1.key }) {
+      for (route, n) in (state.routeCounters[what] ?? [:]).sorted(by: { $0.key < $1.key }) {
         out += "receipt_route_tickets_\(what)_total{route=\"\(route)\"} \(n)\n"
       }
     }
     for (name, counts, sum) in [
-      ("receipt_render_seconds", render, renderSum), ("receipt_print_seconds", printing, printSum),
+      ("receipt_render_seconds", state.render, state.renderSum),
+      ("receipt_print_seconds", state.printing, state.printSum),
     ] {
       out += "# TYPE \(name) histogram\n"
       var cumulative = 0

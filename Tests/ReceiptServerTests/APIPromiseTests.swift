@@ -33,8 +33,8 @@ import Testing
 
   @Test func listsArePagedNewestFirstWithLimitsFrom1To500() async throws {
     let fixture = try ServerFixture()
-    let jobs = try (0..<7).map { _ in
-      try fixture.server.store.submit(
+    let jobs = try await (0..<7).asyncMap { _ in
+      try await fixture.server.store.submit(
         JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date()
       ).job
     }
@@ -106,25 +106,25 @@ import Testing
 
   @Test func metricsCountJobsRendersAndPrints() async throws {
     let fixture = try ServerFixture()
-    try fixture.server.start()
-    defer { fixture.server.stop() }
-    try await fixture.server.application().test(.router) { client in
-      for _ in 0..<2 {
+    try await fixture.running {
+      try await fixture.server.application().test(.router) { client in
+        for _ in 0..<2 {
+          try await client.execute(
+            uri: "/v1/jobs", method: .post, headers: ServerFixture.json, body: ByteBuffer(string: ServerFixture.body())
+          ) { #expect($0.status == .accepted) }
+        }
         try await client.execute(
-          uri: "/v1/jobs", method: .post, headers: ServerFixture.json, body: ByteBuffer(string: ServerFixture.body())
-        ) { #expect($0.status == .accepted) }
+          uri: "/v1/render", method: .post, headers: ServerFixture.json, body: ByteBuffer(string: ServerFixture.body())
+        ) { #expect($0.status == .ok) }
       }
-      try await client.execute(
-        uri: "/v1/render", method: .post, headers: ServerFixture.json, body: ByteBuffer(string: ServerFixture.body())
-      ) { #expect($0.status == .ok) }
-    }
-    #expect(try await offPool { fixture.wait { fixture.printed.count == 2 } })
-    try await fixture.server.application().test(.router) { client in
-      try await client.execute(uri: "/metrics", method: .get) { response in
-        let text = String(buffer: response.body)
-        #expect(text.contains(#"receipt_jobs{printer="archive",state="completed"} 2"#), "\(text)")
-        #expect(text.contains("receipt_render_seconds_count 1"))
-        #expect(text.contains("receipt_print_seconds_count 2"))
+      #expect(await fixture.wait { fixture.printed.count == 2 })
+      try await fixture.server.application().test(.router) { client in
+        try await client.execute(uri: "/metrics", method: .get) { response in
+          let text = String(buffer: response.body)
+          #expect(text.contains(#"receipt_jobs{printer="archive",state="completed"} 2"#), "\(text)")
+          #expect(text.contains("receipt_render_seconds_count 1"))
+          #expect(text.contains("receipt_print_seconds_count 2"))
+        }
       }
     }
   }

@@ -31,7 +31,7 @@ import Testing
       // Durable before the answer: a second store on the same file (another daemon on the same
       // PostgreSQL database) sees it.
       let other = try store.open(fixture.server.configuration.database)
-      #expect(try other.job(id)?.state == .queued)
+      #expect(try await other.job(id)?.state == .queued)
       try await client.execute(
         uri: "/v1/jobs", method: .post,
         headers: [.contentType: "application/json", HTTPField.Name("Idempotency-Key")!: "order-1042"],
@@ -53,7 +53,7 @@ import Testing
       try await client.execute(uri: "/v1/jobs?state=queued&limit=5", method: .get) { response in
         #expect((object(response.body)["jobs"] as? [[String: Any]])?.count == 1)
       }
-      #expect(try fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).count == 1)
+      #expect(try await fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).count == 1)
     }
   }
 
@@ -92,7 +92,7 @@ import Testing
 
   @Test(arguments: StoreKind.allCases) func cancelAndRetryFollowTheJobState(store: StoreKind) async throws {
     let fixture = try ServerFixture(store: store)
-    let (job, _) = try fixture.server.store.submit(
+    let (job, _) = try await fixture.server.store.submit(
       JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date())
     try await fixture.server.application().test(.router) { client in
       try await client.execute(uri: "/v1/jobs/\(job.id)", method: .delete) { response in
@@ -101,11 +101,11 @@ import Testing
       // DELETE is idempotent: canceling a canceled job answers the same.
       try await client.execute(uri: "/v1/jobs/\(job.id)", method: .delete) { #expect($0.status == .ok) }
       try await client.execute(uri: "/v1/jobs/\(job.id)/retry", method: .post) { #expect($0.status == .conflict) }
-      let (printed, _) = try fixture.server.store.submit(
+      let (printed, _) = try await fixture.server.store.submit(
         JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date())
-      try fixture.server.store.complete(printed.id, cupsJobID: nil, now: Date())
+      try await fixture.server.store.complete(printed.id, cupsJobID: nil, now: Date())
       try await client.execute(uri: "/v1/jobs/\(printed.id)", method: .delete) { #expect($0.status == .conflict) }
-      try fixture.server.store.fail(job.id, error: "template error", retryAt: nil, state: .failed, now: Date())
+      try await fixture.server.store.fail(job.id, error: "template error", retryAt: nil, state: .failed, now: Date())
       try await client.execute(uri: "/v1/jobs/\(job.id)/retry", method: .post) { response in
         #expect(response.status == .ok && object(response.body)["state"] as? String == "queued")
       }
@@ -167,18 +167,18 @@ import Testing
     #expect(ids.filter { $0.0 == .accepted }.count == 1, "exactly one request created the job")
     #expect(ids.allSatisfy { $0.0 == .accepted || $0.0 == .ok })
     #expect(Set(ids.map(\.1)).count == 1 && !ids[0].1.isEmpty, "every answer names the same job")
-    #expect(try fixture.server.store.jobs(state: nil, printer: nil, limit: 50, before: nil).count == 1)
+    #expect(try await fixture.server.store.jobs(state: nil, printer: nil, limit: 50, before: nil).count == 1)
     // A sentinel job behind it: the printer prints in order, so once the sentinel is printed
     // everything before it has been (no sleep, no guess about "long enough").
-    let sentinel = try fixture.server.store.submit(
+    let sentinel = try await fixture.server.store.submit(
       JobRequest(printer: "archive", template: "receipt", data: Data(ServerFixture.order.utf8)), idempotencyKey: nil,
       now: Date()
     ).job
-    try fixture.server.start()
-    defer { fixture.server.stop() }
-    #expect(try await offPool { fixture.wait { fixture.printed.contains(PrintWorker.fileName(sentinel)) } })
-    #expect(fixture.printed.filter { $0.contains(ids[0].1) }.count == 1, "printed once: \(fixture.printed)")
-    #expect(fixture.printed.count == 2)
+    try await fixture.running {
+      #expect(await fixture.wait { fixture.printed.contains(PrintWorker.fileName(sentinel)) })
+      #expect(fixture.printed.filter { $0.contains(ids[0].1) }.count == 1, "printed once: \(fixture.printed)")
+      #expect(fixture.printed.count == 2)
+    }
   }
 
   @Test(arguments: StoreKind.allCases) func theContractIsServedAndNamesEveryRoute(store: StoreKind) async throws {

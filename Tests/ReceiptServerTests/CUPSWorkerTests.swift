@@ -13,16 +13,16 @@ import Testing
     try ServerFixture(extraPrinters: [PrinterConfig(name: "counter", target: .cups(queue: queue, server: rig.server))])
   }
 
-  func submit(_ fixture: ServerFixture, count: Int) throws -> [Job] {
-    try (0..<count).map { _ in
-      try fixture.server.store.submit(
+  func submit(_ fixture: ServerFixture, count: Int) async throws -> [Job] {
+    try await (0..<count).asyncMap { _ in
+      try await fixture.server.store.submit(
         JobRequest(printer: "counter", template: "receipt", data: Data(ServerFixture.order.utf8)), idempotencyKey: nil,
         now: Date()
       ).job
     }
   }
 
-  func job(_ fixture: ServerFixture, _ id: String) -> Job? { try? fixture.server.store.job(id) }
+  func job(_ fixture: ServerFixture, _ id: String) async -> Job? { try? await fixture.server.store.job(id) }
 
   /// Stops a queue and waits until cupsd reports it stopped. Under a loaded test run a
   /// cupsdisable right after lpadmin was seen not to stick (the queue read idle again a moment
@@ -44,101 +44,108 @@ import Testing
   /// Tickets with a fallback do not wait for a stopped queue: the one CUPS holds is canceled
   /// there (confirmed) and both print at the fallback with the banner; resumed, the queue prints
   /// neither.
-  @Test func aStoppedQueuesTicketsMoveToTheFallbackAndNeverPrintTwice() throws {
+  @Test func aStoppedQueuesTicketsMoveToTheFallbackAndNeverPrintTwice() async throws {
     let rig = try PrintRig.get()
     try rig.addQueue("daemon-failover")
     try stopQueue(rig, "daemon-failover", reason: "out of paper")
     let fixture = try ServerFixture(
       extraPrinters: [PrinterConfig(name: "counter", target: .cups(queue: "daemon-failover", server: rig.server))]
     ) { $0.failoverAfter = 1 }
-    let jobs = try (0..<2).map { _ in
+    let jobs = try await (0..<2).asyncMap { _ in
       var request = JobRequest(printer: "counter", template: "kitchen", data: Data(ServerFixture.order.utf8))
       request.route = "kitchen"
       request.label = "KITCHEN"
       request.fallback = "archive"
-      return try fixture.server.store.submit(request, idempotencyKey: nil, now: Date()).job
+      return try await fixture.server.store.submit(request, idempotencyKey: nil, now: Date()).job
     }
-    try fixture.server.start()
-    defer { fixture.server.stop() }
-    #expect(
-      fixture.wait(seconds: 60) { jobs.allSatisfy { job(fixture, $0.id)?.state == .completed } },
-      "\(jobs.map { job(fixture, $0.id) })")
-    for original in jobs {
-      let moved = try #require(job(fixture, original.id))
-      #expect(moved.printer == "archive" && moved.fallbackFor == "counter", "\(moved)")
-      #expect(moved.failoverReason?.contains("daemon-failover") == true || moved.failoverReason != nil)
+    try await fixture.running {
+      #expect(
+        await fixture.wait(seconds: 60) {
+          await jobs.asyncAllSatisfy { await job(fixture, $0.id)?.state == .completed }
+        },
+        "\(jobs.map(\.id))")
+      for original in jobs {
+        let moved = try #require(await job(fixture, original.id))
+        #expect(moved.printer == "archive" && moved.fallbackFor == "counter", "\(moved)")
+        #expect(moved.failoverReason?.contains("daemon-failover") == true || moved.failoverReason != nil)
+      }
+      let sent = try fixture.server.engine.cupsJobs(
+        named: PrintWorker.cupsJobName(jobs[0]), queue: "daemon-failover", server: rig.server)
+      #expect(sent.count == 1 && sent[0].state == .canceled, "the held CUPS job was canceled: \(sent)")
+      #expect(fixture.printed.count == 2)
+      let text = try Tool.run("pdftotext", [fixture.archive.appendingPathComponent(fixture.printed[0]).path, "-"])
+        .stdout
+      #expect(text.contains("FOR KITCHEN"), "\(text)")
+      try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-failover"])
+      try await Task.sleep(for: .seconds(3))
+      #expect(jobs.allSatisfy { rig.received(containing: $0.id).isEmpty }, "the resumed queue printed none of them")
     }
-    let sent = try fixture.server.engine.cupsJobs(
-      named: PrintWorker.cupsJobName(jobs[0]), queue: "daemon-failover", server: rig.server)
-    #expect(sent.count == 1 && sent[0].state == .canceled, "the held CUPS job was canceled: \(sent)")
-    #expect(fixture.printed.count == 2)
-    let text = try Tool.run("pdftotext", [fixture.archive.appendingPathComponent(fixture.printed[0]).path, "-"]).stdout
-    #expect(text.contains("FOR KITCHEN"), "\(text)")
-    try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-failover"])
-    Thread.sleep(forTimeInterval: 3)
-    #expect(jobs.allSatisfy { rig.received(containing: $0.id).isEmpty }, "the resumed queue printed none of them")
   }
 
-  @Test func aStoppedQueueHoldsTheJobsAndResumedTheyPrintInOrder() throws {
+  @Test func aStoppedQueueHoldsTheJobsAndResumedTheyPrintInOrder() async throws {
     let rig = try PrintRig.get()
     try rig.addQueue("daemon-hold")
     try stopQueue(rig, "daemon-hold", reason: "out of paper")
     let fixture = try fixture(rig, queue: "daemon-hold")
-    let jobs = try submit(fixture, count: 3)
-    try fixture.server.start()
-    defer { fixture.server.stop() }
-    // The head is sent and held by CUPS; the daemon reports why and holds the rest.
-    #expect(
-      fixture.wait {
-        job(fixture, jobs[0].id)?.printerState?.contains("printer-stopped") == true
-      }, "\(String(describing: job(fixture, jobs[0].id)))")
-    let head = try #require(job(fixture, jobs[0].id))
-    #expect(head.state == .printing && head.cupsJobID != nil)
-    #expect(head.printerState?.contains("out of paper") == true, "\(head.printerState ?? "")")
-    // An invariant over time, checked throughout, not once after a sleep: while the head is
-    // held, the jobs behind it stay queued.
-    let held = Date().addingTimeInterval(2)
-    while Date() < held {
-      #expect(job(fixture, jobs[1].id)?.state == .queued && job(fixture, jobs[2].id)?.state == .queued)
-      Thread.sleep(forTimeInterval: 0.1)
-    }
-    #expect(job(fixture, jobs[0].id)?.attempts == 1, "waiting costs no attempt")
-    let sent = try fixture.server.engine.cupsJobs(
-      named: PrintWorker.cupsJobName(jobs[0]), queue: "daemon-hold", server: rig.server)
-    #expect(sent.count == 1 && sent[0].state == .pending, "\(sent)")
-    #expect(jobs.allSatisfy { rig.received(containing: $0.id).isEmpty }, "nothing printed while stopped")
+    let jobs = try await submit(fixture, count: 3)
+    try await fixture.running {
+      // The head is sent and held by CUPS; the daemon reports why and holds the rest.
+      #expect(
+        await fixture.wait {
+          await job(fixture, jobs[0].id)?.printerState?.contains("printer-stopped") == true
+        })
+      let head = try #require(await job(fixture, jobs[0].id))
+      #expect(head.state == .printing && head.cupsJobID != nil)
+      #expect(head.printerState?.contains("out of paper") == true, "\(head.printerState ?? "")")
+      // An invariant over time, checked throughout, not once after a sleep: while the head is
+      // held, the jobs behind it stay queued.
+      let held = Date().addingTimeInterval(2)
+      while Date() < held {
+        let (second, third) = (await job(fixture, jobs[1].id)?.state, await job(fixture, jobs[2].id)?.state)
+        #expect(second == .queued && third == .queued)
+        try await Task.sleep(for: .seconds(0.1))
+      }
+      #expect(await job(fixture, jobs[0].id)?.attempts == 1, "waiting costs no attempt")
+      let sent = try fixture.server.engine.cupsJobs(
+        named: PrintWorker.cupsJobName(jobs[0]), queue: "daemon-hold", server: rig.server)
+      #expect(sent.count == 1 && sent[0].state == .pending, "\(sent)")
+      #expect(jobs.allSatisfy { rig.received(containing: $0.id).isEmpty }, "nothing printed while stopped")
 
-    try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-hold"])
-    #expect(
-      fixture.wait(seconds: 60) { jobs.allSatisfy { job(fixture, $0.id)?.state == .completed } },
-      "\(jobs.map { job(fixture, $0.id)?.state })")
-    let files = jobs.map { rig.received(containing: $0.id) }
-    #expect(files.allSatisfy { $0.count == 1 }, "each printed exactly once: \(files)")
-    let order = files.compactMap { $0.first.flatMap { Int($0.prefix { $0.isNumber }) } }
-    #expect(order == order.sorted() && order.count == 3, "in submission order: \(order)")
+      try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-hold"])
+      #expect(
+        await fixture.wait(seconds: 60) {
+          await jobs.asyncAllSatisfy { await job(fixture, $0.id)?.state == .completed }
+        },
+        "\(jobs.map(\.id))")
+      let files = jobs.map { rig.received(containing: $0.id) }
+      #expect(files.allSatisfy { $0.count == 1 }, "each printed exactly once: \(files)")
+      let order = files.compactMap { $0.first.flatMap { Int($0.prefix { $0.isNumber }) } }
+      #expect(order == order.sorted() && order.count == 3, "in submission order: \(order)")
+    }
   }
 
-  @Test func aRemovedPrinterFailsTheJobWithTheReason() throws {
+  @Test func aRemovedPrinterFailsTheJobWithTheReason() async throws {
     let rig = try PrintRig.get()
     // Made and removed by the rig at start (adding and removing queues while others print
     // upsets cupsd).
     let fixture = try fixture(rig, queue: "daemon-gone")
-    let jobs = try submit(fixture, count: 2)
-    try fixture.server.start()
-    defer { fixture.server.stop() }
-    #expect(fixture.wait { jobs.allSatisfy { job(fixture, $0.id)?.state == .failed } })
-    let failed = try #require(job(fixture, jobs[0].id))
-    #expect(failed.error?.contains("no printer named 'daemon-gone'") == true, "\(failed.error ?? "")")
-    #expect(failed.attempts == 1, "a removed printer is not retried")
+    let jobs = try await submit(fixture, count: 2)
+    try await fixture.running {
+      #expect(await fixture.wait { await jobs.asyncAllSatisfy { await job(fixture, $0.id)?.state == .failed } })
+      let failed = try #require(await job(fixture, jobs[0].id))
+      #expect(failed.error?.contains("no printer named 'daemon-gone'") == true, "\(failed.error ?? "")")
+      #expect(failed.attempts == 1, "a removed printer is not retried")
+    }
   }
 
-  @Test func aJobCUPSHasAfterACrashIsNotSentAgain() throws {
+  @Test func aJobCUPSHasAfterACrashIsNotSentAgain() async throws {
     let rig = try PrintRig.get()
     try rig.addQueue("daemon-crash")
     let fixture = try fixture(rig, queue: "daemon-crash")
-    let jobs = try submit(fixture, count: 2)
+    let jobs = try await submit(fixture, count: 2)
     // The crash: job 0 was claimed and sent to CUPS (and printed), but never marked.
-    let claimed = try #require(try fixture.server.store.claimNext(printer: "counter", now: Date()))
+    _ = try await fixture.server.store.own(printer: "counter", maxCrashes: 3)  // this daemon drives it
+    let claimed = try #require(try await fixture.server.store.claimNext(printer: "counter", now: Date()))
     var document = try fixture.server.engine.templateDocument(
       template: "receipt", data: claimed.data, templates: ServerFixture.templates
     ).document
@@ -150,23 +157,27 @@ import Testing
     #expect(rig.received(containing: claimed.id).count == 1)
     // The restart on the same database.
     let restarted = try ReceiptServer(configuration: fixture.server.configuration)
-    try restarted.start()
-    defer { restarted.stop() }
-    #expect(fixture.wait(seconds: 60) { jobs.allSatisfy { job(fixture, $0.id)?.state == .completed } })
-    #expect(rig.received(containing: jobs[0].id).count == 1, "not printed a second time")
-    #expect(rig.received(containing: jobs[1].id).count == 1)
-    #expect(job(fixture, jobs[0].id)?.cupsJobID != nil, "matched to its CUPS job")
+    try await running(restarted) {
+      #expect(
+        await fixture.wait(seconds: 60) {
+          await jobs.asyncAllSatisfy { await job(fixture, $0.id)?.state == .completed }
+        })
+      #expect(rig.received(containing: jobs[0].id).count == 1, "not printed a second time")
+      #expect(rig.received(containing: jobs[1].id).count == 1)
+      #expect(await job(fixture, jobs[0].id)?.cupsJobID != nil, "matched to its CUPS job")
+    }
   }
 
   /// The crash cut the send off after Create-Job: CUPS has a job of that name waiting for its
   /// document (`job-incoming`). It cannot have printed, so it is canceled and the receipt sent
   /// again; it prints once.
-  @Test func aJobWhoseDocumentNeverArrivedIsCanceledAndSentAgain() throws {
+  @Test func aJobWhoseDocumentNeverArrivedIsCanceledAndSentAgain() async throws {
     let rig = try PrintRig.get()
     try rig.addQueue("daemon-incoming")
     let fixture = try fixture(rig, queue: "daemon-incoming")
-    let jobs = try submit(fixture, count: 1)
-    let claimed = try #require(try fixture.server.store.claimNext(printer: "counter", now: Date()))
+    let jobs = try await submit(fixture, count: 1)
+    _ = try await fixture.server.store.own(printer: "counter", maxCrashes: 3)  // this daemon drives it
+    let claimed = try #require(try await fixture.server.store.claimNext(printer: "counter", now: Date()))
     let test = try Tool.temporaryDirectory().appendingPathComponent("create-job.test")
     try """
     {
@@ -189,14 +200,14 @@ import Testing
     #expect(waiting.count == 1 && waiting[0].state.isActive, "\(waiting)")
     // The restart.
     let restarted = try ReceiptServer(configuration: fixture.server.configuration)
-    try restarted.start()
-    defer { restarted.stop() }
-    #expect(fixture.wait(seconds: 60) { job(fixture, jobs[0].id)?.state == .completed })
-    #expect(rig.received(containing: jobs[0].id).count == 1, "printed once")
-    let history = try fixture.server.engine.cupsJobs(
-      named: PrintWorker.cupsJobName(claimed), queue: "daemon-incoming", server: rig.server)
-    #expect(
-      history.map(\.state) == [.canceled, .completed], "the empty one canceled, the new one printed: \(history)")
+    try await running(restarted) {
+      #expect(await fixture.wait(seconds: 60) { await job(fixture, jobs[0].id)?.state == .completed })
+      #expect(rig.received(containing: jobs[0].id).count == 1, "printed once")
+      let history = try fixture.server.engine.cupsJobs(
+        named: PrintWorker.cupsJobName(claimed), queue: "daemon-incoming", server: rig.server)
+      #expect(
+        history.map(\.state) == [.canceled, .completed], "the empty one canceled, the new one printed: \(history)")
+    }
   }
 
   @Test func printersShowTheirCUPSState() async throws {
@@ -216,26 +227,26 @@ import Testing
     }
   }
 
-  @Test func aStopLeavesAHeldJobToTheNextStartWhichPrintsItOnce() throws {
+  @Test func aStopLeavesAHeldJobToTheNextStartWhichPrintsItOnce() async throws {
     let rig = try PrintRig.get()
     try rig.addQueue("daemon-stop")
     try stopQueue(rig, "daemon-stop")
     let fixture = try ServerFixture(
       extraPrinters: [PrinterConfig(name: "counter", target: .cups(queue: "daemon-stop", server: rig.server))]
     ) { $0.shutdownGrace = 1 }
-    let jobs = try submit(fixture, count: 1)
-    try fixture.server.start()
-    #expect(fixture.wait { job(fixture, jobs[0].id)?.printerState?.contains("printer-stopped") == true })
+    let jobs = try await submit(fixture, count: 1)
+    try await fixture.server.start()
+    #expect(await fixture.wait { await job(fixture, jobs[0].id)?.printerState?.contains("printer-stopped") == true })
     let started = Date()
-    fixture.server.stop()  // the job cannot finish: the stop waits its grace, then leaves it
+    await fixture.server.stop()  // the job cannot finish: the stop waits its grace, then leaves it
     #expect(Date().timeIntervalSince(started) < 5, "the stop is bounded by the grace period")
-    #expect(job(fixture, jobs[0].id)?.state == .printing, "left for reconciliation")
+    #expect(await job(fixture, jobs[0].id)?.state == .printing, "left for reconciliation")
     try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-stop"])
     let restarted = try ReceiptServer(configuration: fixture.server.configuration)
-    try restarted.start()
-    defer { restarted.stop() }
-    #expect(fixture.wait(seconds: 60) { job(fixture, jobs[0].id)?.state == .completed })
-    #expect(rig.received(containing: jobs[0].id).count == 1, "printed once")
+    try await running(restarted) {
+      #expect(await fixture.wait(seconds: 60) { await job(fixture, jobs[0].id)?.state == .completed })
+      #expect(rig.received(containing: jobs[0].id).count == 1, "printed once")
+    }
   }
 }
 

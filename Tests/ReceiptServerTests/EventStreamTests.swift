@@ -34,24 +34,27 @@ import Testing
   func eachStateChangeOfAJobArrivesInOrderAndResumesAfterReconnecting(store: StoreKind) async throws {
     let fixture = try ServerFixture(store: store)
     try await fixture.live { port in
-      try await offPool {
-        let stream = try EventStreamClient(port: port)
-        stream.read(timeout: 60) { _ in stream.head.contains("text/event-stream") }
-        #expect(stream.head.hasPrefix("HTTP/1.1 200"), "\(stream.head)")
-        // Generous timeouts: in the full suite every test's daemon shares the two pool threads.
-        let metrics = try RawConnection.request(
+      // The socket reads block: each runs off the concurrency pool (the daemon's tasks need it).
+      let stream = try await offPool { try EventStreamClient(port: port) }
+      _ = try await offPool { stream.read(timeout: 60) { _ in stream.head.contains("text/event-stream") } }
+      #expect(stream.head.hasPrefix("HTTP/1.1 200"), "\(stream.head)")
+      // Generous timeouts: in the full suite every test's daemon shares the two pool threads.
+      let metrics = try await offPool {
+        try RawConnection.request(
           port: port, "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", timeout: 60)
-        #expect(metrics.contains("\nreceipt_event_listeners 1\n"), "one listener is counted")
-        // Two jobs queued before the printer starts, a third canceled: the feed shows all of it.
-        let first = try Self.submit(fixture, port: port)
-        let second = try Self.submit(fixture, port: port, template: "kitchen")
-        let third = try Self.submit(fixture, port: port)
-        _ = try fixture.server.store.cancel(third, now: Date())
-        try fixture.server.start()
-        defer { fixture.server.stop() }
-        let arrived = stream.read(timeout: 60) { events in
-          Self.states(of: first, in: events).last == "completed"
-            && Self.states(of: second, in: events).last == "completed"
+      }
+      #expect(metrics.contains("\nreceipt_event_listeners 1\n"), "one listener is counted")
+      // Two jobs queued before the printer starts, a third canceled: the feed shows all of it.
+      let first = try await offPool { try Self.submit(fixture, port: port) }
+      let second = try await offPool { try Self.submit(fixture, port: port, template: "kitchen") }
+      let third = try await offPool { try Self.submit(fixture, port: port) }
+      _ = try await fixture.server.store.cancel(third)
+      try await fixture.running {
+        let arrived = try await offPool {
+          stream.read(timeout: 60) { events in
+            Self.states(of: first, in: events).last == "completed"
+              && Self.states(of: second, in: events).last == "completed"
+          }
         }
         #expect(arrived, "events: \(stream.events.map { "\($0.type) \($0.data.prefix(120))" })")
         for id in [first, second] {
@@ -69,23 +72,31 @@ import Testing
         #expect(numbers == numbers.sorted() && Set(numbers).count == numbers.count)
         // The last event of a job is the job as GET /v1/jobs/{id} shows it.
         let last = jobEvents.last { $0.json["id"] as? String == second }
-        let shown = try RawConnection.request(
-          port: port, "GET /v1/jobs/\(second) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        let shown = try await offPool {
+          try RawConnection.request(
+            port: port, "GET /v1/jobs/\(second) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        }
         #expect(shown.hasSuffix(last?.data ?? "-"), "\(shown)")
         // Printers are reported to listeners too.
         #expect(stream.events.contains { $0.type == "printer" && $0.json["name"] as? String == "archive" })
 
         // Reconnecting after the first event: everything after it, nothing before.
         let firstID = try #require(jobEvents.first?.id)
-        let resumed = try EventStreamClient(port: port, lastEventID: firstID)
         let expected = stream.events.filter { $0.id != nil }.drop { $0.id != firstID }.dropFirst()
-        resumed.read(timeout: 30) { $0.count >= expected.count }
+        let resumed = try await offPool {
+          let resumed = try EventStreamClient(port: port, lastEventID: firstID)
+          resumed.read(timeout: 30) { $0.count >= expected.count }
+          return resumed
+        }
         #expect(resumed.events.prefix(expected.count).map(\.id) == expected.map(\.id))
         #expect(!resumed.events.contains { $0.id == firstID })
 
         // A place the daemon no longer has (another run's id): reset, reload.
-        let lost = try EventStreamClient(port: port, lastEventID: "0-5")
-        lost.read(timeout: 30) { !$0.isEmpty }
+        let lost = try await offPool {
+          let lost = try EventStreamClient(port: port, lastEventID: "0-5")
+          lost.read(timeout: 30) { !$0.isEmpty }
+          return lost
+        }
         #expect(lost.events.first?.type == "reset")
       }
     }

@@ -10,8 +10,8 @@ import Testing
 /// What a web page, a DNS-rebinding attacker or a client holding connections can do to the
 /// daemon: nothing prints, and the API keeps answering.
 @Suite struct HostileClientTests {
-  func jobCount(_ fixture: ServerFixture) throws -> Int {
-    try fixture.server.store.jobs(state: nil, printer: nil, limit: 50, before: nil).count
+  func jobCount(_ fixture: ServerFixture) async throws -> Int {
+    try await fixture.server.store.jobs(state: nil, printer: nil, limit: 50, before: nil).count
   }
 
   @Test func onlyJSONBodiesAreAccepted() async throws {
@@ -32,7 +32,7 @@ import Testing
         body: ByteBuffer(string: ServerFixture.body())
       ) { #expect($0.status == .accepted) }
     }
-    #expect(try jobCount(fixture) == 1)
+    #expect(try await jobCount(fixture) == 1)
   }
 
   @Test func aForeignWebPageCannotPrint() async throws {
@@ -60,34 +60,20 @@ import Testing
         body: ByteBuffer(string: ServerFixture.body())
       ) { #expect($0.status == .accepted) }
     }
-    #expect(try jobCount(fixture) == 1)
+    #expect(try await jobCount(fixture) == 1)
   }
 
   @Test func previewsRunOffTheRequestThreadsAndABusyQueueIs429() async throws {
     let fixture = try ServerFixture()
-    let executor = fixture.server.blocking
+    let pool = fixture.server.blocking
     let release = DispatchSemaphore(value: 0)
-    // Occupy both preview threads, then fill the queue with work that waits, one at a time (a
-    // blocker queued before a thread took the previous one would find the queue full), from a
-    // thread of our own: tasks on the cooperative pool can start late when other tests block it.
-    let total = 2 + executor.capacity
-    let full = try await offPool {
-      for i in 0..<total {
-        try executor.enqueue { release.wait() }
-        let deadline = Date().addingTimeInterval(30)
-        func reached() -> Bool {
-          let load = executor.load
-          return load.running == min(i + 1, 2) && load.queued == max(0, i - 1)
-        }
-        while Date() < deadline, !reached() { Thread.sleep(forTimeInterval: 0.005) }
-        guard reached() else { return false }
-      }
-      return true
-    }
-    defer {
-      if !full { for _ in 0..<total { release.signal() } }
-    }
-    try #require(full, "the executor filled up: \(executor.load)")
+    // Occupy both preview threads and fill the queue with work that waits (on the pool's own
+    // threads: the semaphore blocks none of the concurrency pool's).
+    let total = 2 + (pool.capacity ?? 0)
+    let blockers = (0..<total).map { _ in Task { try await pool.run { release.wait() } } }
+    let full = await eventually(seconds: 30, poll: 0.005) { pool.load == total }
+    defer { if !full { for _ in 0..<total { release.signal() } } }
+    try #require(full, "the pool filled up: \(pool.load)")
     try await fixture.server.application().test(.router) { client in
       try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .ok, "health answers meanwhile") }
       try await client.execute(
@@ -99,25 +85,20 @@ import Testing
       }
     }
     for _ in 0..<total { release.signal() }
-    let drained = try await offPool {
-      let deadline = Date().addingTimeInterval(30)
-      while Date() < deadline, executor.load != (0, 0) { Thread.sleep(forTimeInterval: 0.01) }
-      return executor.load == (0, 0)
-    }
-    #expect(drained, "the blockers finished: \(executor.load)")
+    for blocker in blockers { try await blocker.value }
+    #expect(pool.load == 0, "the blockers finished")
   }
 
-  @Test func aBlockingExecutorRefusesWorkBeyondItsQueue() async throws {
-    let executor = BlockingExecutor(name: "test", threads: 1, capacity: 1)
+  @Test func aBlockingPoolRefusesWorkBeyondItsQueue() async throws {
+    let pool = BlockingPool(threads: 1, capacity: 1)
     let gate = DispatchSemaphore(value: 0)
-    let running = Task { try await executor.run { gate.wait() } }
-    try await Task.sleep(for: .milliseconds(100))
-    let queued = Task { try await executor.run { 42 } }
-    try await Task.sleep(for: .milliseconds(100))
-    await #expect(throws: BlockingExecutor.Full.self) { try await executor.run { 0 } }
+    let running = Task { try await pool.run { gate.wait() } }
+    let queued = Task { try await pool.run { 42 } }
+    #expect(await eventually(seconds: 10, poll: 0.005) { pool.load == 2 })
+    await #expect(throws: BlockingPool.Full.self) { try await pool.run { 0 } }
     gate.signal()
     try await running.value
     #expect(try await queued.value == 42)
-    executor.shutdown(threads: 1)
+    await pool.shutdown()
   }
 }

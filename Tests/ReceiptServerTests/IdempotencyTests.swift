@@ -68,7 +68,7 @@ import Testing
       #expect(third == .ok, "member order, spacing and 4.80 vs 4.8 do not make another order")
       #expect(also["id"] as? String == created["id"] as? String)
     }
-    #expect(try fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).count == 1)
+    #expect(try await fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).count == 1)
   }
 
   @Test(arguments: [
@@ -87,7 +87,7 @@ import Testing
       #expect(status == .conflict)
       #expect((problem["detail"] as? String)?.contains("different \(field)") == true, "\(problem)")
     }
-    #expect(try fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).count == 1)
+    #expect(try await fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).count == 1)
   }
 
   @Test(arguments: StoreKind.allCases) func duplicateKeysAreRefusedSoTheStoredOrderIsTheCheckedOne(store: StoreKind)
@@ -105,7 +105,7 @@ import Testing
         #expect((problem["detail"] as? String)?.contains("duplicate key") == true, "\(problem)")
       }
     }
-    #expect(try fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).isEmpty)
+    #expect(try await fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).isEmpty)
   }
 
   @Test(arguments: StoreKind.allCases) func theStoredOrderIsTheBytesThatWereChecked(store: StoreKind) async throws {
@@ -115,7 +115,7 @@ import Testing
       let (status, job) = try await post(
         client, key: "exact", body: #"{"data" : "# + data + #" , "template": "receipt"}"#)
       #expect(status == .accepted)
-      let stored = try #require(try fixture.server.store.job(job["id"] as? String ?? ""))
+      let stored = try #require(try await fixture.server.store.job(job["id"] as? String ?? ""))
       #expect(String(decoding: stored.data, as: UTF8.self) == data)
     }
   }

@@ -14,71 +14,64 @@ import Testing
     JobRequest(printer: printer, template: "receipt", data: Self.order)
   }
 
+  /// The daemon whose session to the database died: every connection of its own is ended, as
+  /// when its process is killed (`kill -9`).
+  static func terminate(printer: String, database: String) throws {
+    try PostgresCluster.shared().psql(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        + "WHERE datname = current_database() AND application_name LIKE 'receipt owns \(printer) (%'",
+      database: database)
+  }
+
   @Test func oneDaemonOwnsAPrinterAndAnotherTakesOverWhenItsSessionDies() async throws {
-    try await offPool { try self.ownership() }
-  }
-
-  @Test func workAndChangesArriveThroughNotificationsFromOtherDaemons() async throws {
-    try await offPool { try self.notifications() }
-  }
-
-  /// Waits on a thread of its own (``offPool``), not on the concurrency pool.
-  func ownership() throws {
     let url = try PostgresURL(PostgresCluster.shared().createDatabase())
     let a = try PostgresJobStore(url: url)
     let b = try PostgresJobStore(url: url)
-    #expect(try a.own(printer: "bar", maxCrashes: 3, now: Date()) == [])
-    #expect(try b.own(printer: "bar", maxCrashes: 3, now: Date()) == nil, "one owner at a time")
-    #expect(try b.own(printer: "kitchen", maxCrashes: 3, now: Date()) == [], "printers are owned one by one")
-    #expect(try b.claimNext(printer: "bar", now: Date()) == nil, "only the owner claims")
+    #expect(try await a.own(printer: "bar", maxCrashes: 3) == [])
+    #expect(try await b.own(printer: "bar", maxCrashes: 3) == nil, "one owner at a time")
+    #expect(try await b.own(printer: "kitchen", maxCrashes: 3) == [], "printers are owned one by one")
+    #expect(try await b.claimNext(printer: "bar") == nil, "only the owner claims")
 
-    let jobs = try (0..<3).map { _ in try a.submit(request(), idempotencyKey: nil, now: Date()).job }
-    let claimed = try #require(try a.claimNext(printer: "bar", now: Date()))
+    let jobs = try await (0..<3).asyncMap { _ in try await a.submit(request(), idempotencyKey: nil).job }
+    let claimed = try #require(try await a.claimNext(printer: "bar"))
     #expect(claimed.id == jobs[0].id && claimed.state == .printing && claimed.attempts == 1)
-    #expect(try a.claimNext(printer: "bar", now: Date()) == nil, "FIFO: nothing behind a printing head")
+    #expect(try await a.claimNext(printer: "bar") == nil, "FIFO: nothing behind a printing head")
 
     // A's session to the database dies (as with kill -9 of its daemon): B takes the printer and
     // finds the job A had in hand, back at the head, one crash counted.
-    try a.owners.withLock { $0["bar"] }.map { ownership in
-      try PostgresCluster.shared().psql(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-          + "WHERE datname = current_database() AND application_name LIKE 'receipt owns bar (%'",
-        database: url.database)
-      _ = ownership
-    }
+    try Self.terminate(printer: "bar", database: url.database)
     var recovered: [Job]?
     #expect(
-      try waitUntil(seconds: 10, poll: 0.02) {
-        recovered = try b.own(printer: "bar", maxCrashes: 3, now: Date()); return recovered != nil
+      try await eventually(seconds: 10, poll: 0.02) {
+        recovered = try await b.own(printer: "bar", maxCrashes: 3)
+        return recovered != nil
       })
     #expect(recovered?.map(\.id) == [jobs[0].id])
     #expect(recovered?.first?.state == .queued && recovered?.first?.crashes == 1)
-    #expect(!a.owns(printer: "bar"), "A knows it lost the printer")
+    #expect(await !a.owns(printer: "bar"), "A knows it lost the printer")
 
     // Fencing: A cannot record anything about the job it had claimed.
-    #expect(throws: OwnershipLost.self) { try a.complete(jobs[0].id, cupsJobID: nil, now: Date()) }
-    #expect(try b.job(jobs[0].id)?.state == .queued)
-    let again = try #require(try b.claimNext(printer: "bar", now: Date()))
+    await #expect(throws: OwnershipLost.self) { try await a.complete(jobs[0].id, cupsJobID: nil) }
+    #expect(try await b.job(jobs[0].id)?.state == .queued)
+    let again = try #require(try await b.claimNext(printer: "bar"))
     #expect(again.id == jobs[0].id && again.attempts == 2)
-    try b.complete(again.id, cupsJobID: nil, now: Date())
-    #expect(try b.claimNext(printer: "bar", now: Date())?.id == jobs[1].id)
+    try await b.complete(again.id, cupsJobID: nil)
+    #expect(try await b.claimNext(printer: "bar")?.id == jobs[1].id)
 
     // A clean release hands over without a crash.
-    b.release(printer: "bar")
+    await b.release(printer: "bar")
     let c = try PostgresJobStore(url: url)
-    let handed = try #require(try c.own(printer: "bar", maxCrashes: 3, now: Date()))
+    let handed = try #require(try await c.own(printer: "bar", maxCrashes: 3))
     #expect(handed.map(\.id) == [jobs[1].id] && handed.first?.crashes == 0)
 
     // C's own session breaks (PostgreSQL restarted) mid-print: C takes its printer back, the
     // job goes back to the head to be checked, and that is no crash of the job.
-    let inHand = try #require(try c.claimNext(printer: "bar", now: Date()))
-    try PostgresCluster.shared().psql(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-        + "WHERE datname = current_database() AND application_name LIKE 'receipt owns bar (%'",
-      database: url.database)
-    #expect(waitUntil(seconds: 10, poll: 0.02) { !c.owns(printer: "bar") })
-    let back = try #require(try c.own(printer: "bar", maxCrashes: 3, now: Date()))
+    let inHand = try #require(try await c.claimNext(printer: "bar"))
+    try Self.terminate(printer: "bar", database: url.database)
+    #expect(await eventually(seconds: 10, poll: 0.02) { await !c.owns(printer: "bar") })
+    let back = try #require(try await c.own(printer: "bar", maxCrashes: 3))
     #expect(back.map(\.id) == [inHand.id] && back.first?.crashes == 0 && back.first?.state == .queued)
+    for store in [a, b, c] { await store.close() }
   }
 
   @Test func idempotencyKeysAreUniqueAcrossDaemonsAndOrderIsCommitOrder() async throws {
@@ -96,41 +89,50 @@ import Testing
     #expect(results.filter(\.1).count == 20, "one job per key")
     let byKey = Dictionary(grouping: results.map(\.0), by: \.idempotencyKey)
     #expect(byKey.count == 20 && byKey.values.allSatisfy { Set($0.map(\.id)).count == 1 })
-    let all = try stores[0].jobs(state: nil, printer: "bar", limit: 100, before: nil)
+    let all = try await stores[0].jobs(state: nil, printer: "bar", limit: 100, before: nil)
     #expect(all.count == 20)
     // Claimed in sequence order, one at a time, by whichever daemon owns the printer.
-    #expect(try stores[1].own(printer: "bar", maxCrashes: 3, now: Date()) == [])
+    #expect(try await stores[1].own(printer: "bar", maxCrashes: 3) == [])
     var printed: [Int64] = []
-    while let job = try stores[1].claimNext(printer: "bar", now: Date()) {
+    while let job = try await stores[1].claimNext(printer: "bar") {
       printed.append(job.sequence)
-      try stores[1].complete(job.id, cupsJobID: nil, now: Date())
+      try await stores[1].complete(job.id, cupsJobID: nil)
     }
     #expect(printed == all.map(\.sequence).sorted())
+    for store in stores { await store.close() }
   }
 
-  func notifications() throws {
+  @Test func workAndChangesArriveThroughNotificationsFromOtherDaemons() async throws {
     let url = try PostgresURL(PostgresCluster.shared().createDatabase())
     let listening = try PostgresJobStore(url: url)
     let other = try PostgresJobStore(url: url)
+    try await listening.open()
     let woken = Mutex<[String]>([])
     listening.observeWork { printer in woken.withLock { $0.append(printer) } }
     let feed = RecordingListener()
     listening.observeChanges(feed)
-    let job = try other.submit(request("kitchen"), idempotencyKey: nil, now: Date()).job
+    // The listener is connected once a notification of its own arrives.
+    let probe = try await listening.submit(request("probe"), idempotencyKey: nil).job
+    #expect(await eventually(seconds: 10, poll: 0.02) { feed.jobs.contains { $0.id == probe.id } })
+    woken.withLock { $0 = [] }
+    let job = try await other.submit(request("kitchen"), idempotencyKey: nil).job
     #expect(
-      waitUntil(seconds: 10, poll: 0.02) { woken.withLock { $0 } == ["kitchen"] },
+      await eventually(seconds: 10, poll: 0.02) { woken.withLock { $0 }.contains("kitchen") },
       "woken by another daemon's submission")
-    #expect(waitUntil(seconds: 10, poll: 0.02) { feed.jobs.map(\.id) == [job.id] })
-    _ = try other.cancel(job.id, now: Date())
+    #expect(await eventually(seconds: 10, poll: 0.02) { feed.jobs.contains { $0.id == job.id } })
+    _ = try await other.cancel(job.id)
     #expect(
-      waitUntil(seconds: 10, poll: 0.02) { feed.jobs.map(\.state) == [.queued, .canceled] },
-      "each committed change, in order")
+      await eventually(seconds: 10, poll: 0.02) {
+        feed.jobs.filter { $0.id == job.id }.map(\.state) == [.queued, .canceled]
+      }, "each committed change, in order")
+    for store in [listening, other] { await store.close() }
   }
 
-  @Test func aDatabaseThatIsGoneIsUnavailableNotAnError() throws {
-    #expect(throws: StoreUnavailable.self) {
-      try PostgresJobStore(url: PostgresURL("postgres://postgres@127.0.0.1:1/nothing"))
-    }
+  @Test func aDatabaseThatIsGoneIsUnavailableNotAnError() async throws {
+    let gone = try PostgresJobStore(url: PostgresURL("postgres://postgres@127.0.0.1:1/nothing"), timeout: .seconds(3))
+    await #expect(throws: StoreUnavailable.self) { try await gone.open() }
+    await #expect(throws: StoreUnavailable.self) { try await gone.job("x") }
+    await gone.close()
     #expect(throws: ReceiptError.self) { try PostgresURL("postgres://127.0.0.1/db") }
     #expect(throws: ReceiptError.self) { try PostgresURL("postgres://u@h/db?sslmode=require") }
     let url = try PostgresURL("postgres://shop:secret@db.local:6543/queue")

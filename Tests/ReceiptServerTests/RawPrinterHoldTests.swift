@@ -8,35 +8,35 @@ import Testing
 /// A raw ESC/POS printer out of paper holds its queue: nothing is sent into it and no attempt is
 /// used up; refilled, it prints every job once, in order.
 @Suite struct RawPrinterHoldTests {
-  @Test func paperOutHoldsTheQueueAndRefillResumesInOrder() throws {
+  @Test func paperOutHoldsTheQueueAndRefillResumesInOrder() async throws {
     let simulator = try ThermalPrinterSimulator()
     simulator.set(paperEnd: true)
     let fixture = try ServerFixture(
       extraPrinters: [PrinterConfig(name: "counter", target: .socket("socket://127.0.0.1:\(simulator.port)"))])
-    let jobs = try (0..<3).map { _ in
-      try fixture.server.store.submit(
+    let jobs = try await (0..<3).asyncMap { _ in
+      try await fixture.server.store.submit(
         JobRequest(printer: "counter", template: "receipt", data: Data(ServerFixture.order.utf8)),
         idempotencyKey: nil, now: Date()
       ).job
     }
-    try fixture.server.start()
-    defer { fixture.server.stop() }
-    // Held: the printer was asked, nothing was sent, nothing was claimed.
-    #expect(fixture.wait(seconds: 10) { simulator.statusRequestCount >= 8 }, "asked again while held")
-    #expect(simulator.jobs.isEmpty)
-    for job in jobs {
-      let stored = try #require(try fixture.server.store.job(job.id))
-      #expect(stored.state == .queued && stored.attempts == 0, "\(stored.state) after \(stored.attempts) attempts")
+    try await fixture.running {
+      // Held: the printer was asked, nothing was sent, nothing was claimed.
+      #expect(await fixture.wait(seconds: 10) { simulator.statusRequestCount >= 8 }, "asked again while held")
+      #expect(simulator.jobs.isEmpty)
+      for job in jobs {
+        let stored = try #require(try await fixture.server.store.job(job.id))
+        #expect(stored.state == .queued && stored.attempts == 0, "\(stored.state) after \(stored.attempts) attempts")
+      }
+      // Refilled: every job prints once, in order.
+      simulator.set(paperEnd: false)
+      #expect(
+        try await fixture.wait(seconds: 30) {
+          try await jobs.asyncAllSatisfy { try await fixture.server.store.job($0.id)?.state == .completed }
+        })
+      #expect(simulator.jobs.count == 3)
+      let completed = try await jobs.asyncMap { try #require(try await fixture.server.store.job($0.id)) }
+      #expect(completed.allSatisfy { $0.attempts == 1 })
+      #expect(zip(completed, completed.dropFirst()).allSatisfy { $0.updatedAt <= $1.updatedAt }, "in order")
     }
-    // Refilled: every job prints once, in order.
-    simulator.set(paperEnd: false)
-    #expect(
-      try fixture.wait(seconds: 30) {
-        try jobs.allSatisfy { try fixture.server.store.job($0.id)?.state == .completed }
-      })
-    #expect(simulator.jobs.count == 3)
-    let completed = try jobs.map { try #require(try fixture.server.store.job($0.id)) }
-    #expect(completed.allSatisfy { $0.attempts == 1 })
-    #expect(zip(completed, completed.dropFirst()).allSatisfy { $0.updatedAt <= $1.updatedAt }, "in order")
   }
 }

@@ -8,8 +8,8 @@ import Testing
 /// What the README promises about failures without CUPS: backoff, a printer that comes back,
 /// cupsd out of reach, socket printers after a crash, temporary files of the directory printer.
 @Suite struct RecoveryTests {
-  func submit(_ fixture: ServerFixture, printer: String) throws -> Job {
-    try fixture.server.store.submit(
+  func submit(_ fixture: ServerFixture, printer: String) async throws -> Job {
+    try await fixture.server.store.submit(
       JobRequest(printer: printer, template: "receipt", data: Data(ServerFixture.order.utf8)), idempotencyKey: nil,
       now: Date()
     ).job
@@ -24,65 +24,76 @@ import Testing
     }
   }
 
-  @Test func aSocketPrinterThatComesBackGetsTheJobAfterRetries() throws {
+  @Test(arguments: StoreKind.allCases) func aSocketPrinterThatComesBackGetsTheJobAfterRetries(store: StoreKind)
+    async throws
+  {
     // The port is free now; nothing listens until the listener below starts.
     let port = try PrintRig.freePortForTests()
     let fixture = try ServerFixture(
-      extraPrinters: [PrinterConfig(name: "kitchen", target: .socket("socket://127.0.0.1:\(port)"))], maxAttempts: 20)
-    let job = try submit(fixture, printer: "kitchen")
-    try fixture.server.start()
-    defer { fixture.server.stop() }
-    #expect(fixture.wait { (try? fixture.server.store.job(job.id))?.attempts ?? 0 >= 2 }, "refused, retried")
-    let failed = try #require(try fixture.server.store.job(job.id))
-    #expect(failed.state != .completed && failed.error?.contains("cannot connect") == true, "\(failed)")
-    let printer = try SocketListener(port: port)
-    #expect(fixture.wait(seconds: 30) { (try? fixture.server.store.job(job.id))?.state == .completed })
-    #expect(printer.connection(0)?.prefix(2) == Data([0x1B, 0x40]), "the printer got the ESC/POS")
+      extraPrinters: [PrinterConfig(name: "kitchen", target: .socket("socket://127.0.0.1:\(port)"))], maxAttempts: 20,
+      store: store)
+    let job = try await submit(fixture, printer: "kitchen")
+    try await fixture.running {
+      #expect(
+        await fixture.wait { (try? await fixture.server.store.job(job.id))?.attempts ?? 0 >= 2 }, "refused, retried")
+      let failed = try #require(try await fixture.server.store.job(job.id))
+      #expect(failed.state != .completed && failed.error?.contains("cannot connect") == true, "\(failed)")
+      let printer = try SocketListener(port: port)
+      #expect(await fixture.wait(seconds: 30) { (try? await fixture.server.store.job(job.id))?.state == .completed })
+      #expect(printer.connection(0)?.prefix(2) == Data([0x1B, 0x40]), "the printer got the ESC/POS")
+    }
   }
 
-  @Test func cupsOutOfReachSendsNothingAndRetries() throws {
+  @Test(arguments: StoreKind.allCases) func cupsOutOfReachSendsNothingAndRetries(store: StoreKind) async throws {
     let port = try PrintRig.freePortForTests()
     let fixture = try ServerFixture(
-      extraPrinters: [PrinterConfig(name: "counter", target: .cups(queue: "roll", server: "127.0.0.1:\(port)"))])
-    let job = try submit(fixture, printer: "counter")
+      extraPrinters: [PrinterConfig(name: "counter", target: .cups(queue: "roll", server: "127.0.0.1:\(port)"))],
+      store: store)
+    let job = try await submit(fixture, printer: "counter")
     // Interrupted on its first attempt (claimed, then the daemon died).
-    _ = try fixture.server.store.claimNext(printer: "counter", now: Date())
-    let restarted = try ReceiptServer(configuration: fixture.server.configuration)
-    try restarted.start()
-    defer { restarted.stop() }
-    #expect(
-      fixture.wait { (try? restarted.store.job(job.id))?.error?.contains("cannot reach the CUPS server") == true })
-    let state = try #require(try restarted.store.job(job.id))
-    #expect(state.state == .queued || state.state == .printing, "retried, not failed: \(state.state)")
-    #expect(state.cupsJobID == nil, "nothing was sent")
+    _ = try await fixture.server.store.own(printer: "counter", maxCrashes: 3)  // this daemon drives it
+    _ = try await fixture.server.store.claimNext(printer: "counter", now: Date())
+    let restarted = try await fixture.crashAndRestart()
+    try await running(restarted) {
+      #expect(
+        await fixture.wait {
+          (try? await restarted.store.job(job.id))?.error?.contains("cannot reach the CUPS server") == true
+        })
+      let state = try #require(try await restarted.store.job(job.id))
+      #expect(state.state == .queued || state.state == .printing, "retried, not failed: \(state.state)")
+      #expect(state.cupsJobID == nil, "nothing was sent")
+    }
   }
 
-  @Test func aSocketJobInterruptedByACrashIsSentAgain() throws {
+  @Test(arguments: StoreKind.allCases) func aSocketJobInterruptedByACrashIsSentAgain(store: StoreKind) async throws {
     let printer = try SocketListener()
     let fixture = try ServerFixture(
-      extraPrinters: [PrinterConfig(name: "kitchen", target: .socket("socket://127.0.0.1:\(printer.port)"))])
-    let job = try submit(fixture, printer: "kitchen")
-    _ = try fixture.server.store.claimNext(printer: "kitchen", now: Date())  // then the crash
-    let restarted = try ReceiptServer(configuration: fixture.server.configuration)
-    try restarted.start()
-    defer { restarted.stop() }
-    #expect(fixture.wait { (try? restarted.store.job(job.id))?.state == .completed })
-    #expect(printer.count == 1, "sent (again): a socket printer cannot be asked, so it is at least once")
+      extraPrinters: [PrinterConfig(name: "kitchen", target: .socket("socket://127.0.0.1:\(printer.port)"))],
+      store: store)
+    let job = try await submit(fixture, printer: "kitchen")
+    _ = try await fixture.server.store.own(printer: "kitchen", maxCrashes: 3)  // this daemon drives it
+    _ = try await fixture.server.store.claimNext(printer: "kitchen", now: Date())  // then the crash
+    let restarted = try await fixture.crashAndRestart()
+    try await running(restarted) {
+      #expect(await fixture.wait { (try? await restarted.store.job(job.id))?.state == .completed })
+      #expect(printer.count == 1, "sent (again): a socket printer cannot be asked, so it is at least once")
+    }
   }
 
-  @Test func aTemporaryFileLeftByACrashIsNotAReceipt() throws {
-    let fixture = try ServerFixture()
-    let job = try submit(fixture, printer: "archive")
-    _ = try fixture.server.store.claimNext(printer: "archive", now: Date())
+  @Test(arguments: StoreKind.allCases) func aTemporaryFileLeftByACrashIsNotAReceipt(store: StoreKind) async throws {
+    let fixture = try ServerFixture(store: store)
+    let job = try await submit(fixture, printer: "archive")
+    _ = try await fixture.server.store.own(printer: "archive", maxCrashes: 3)  // this daemon drives it
+    _ = try await fixture.server.store.claimNext(printer: "archive", now: Date())
     // The crash came while the PDF was being written: a temporary file, never renamed.
     let partial = fixture.archive.appendingPathComponent(".\(PrintWorker.fileName(job)).Ab12Cd")
     try Data("%PDF-1.5 torn".utf8).write(to: partial)
-    let restarted = try ReceiptServer(configuration: fixture.server.configuration)
-    try restarted.start()
-    defer { restarted.stop() }
-    #expect(fixture.wait { (try? restarted.store.job(job.id))?.state == .completed })
-    #expect(fixture.printed == [PrintWorker.fileName(job)], "printed once, whole")
-    let text = try Tool.run("pdftotext", [fixture.archive.appendingPathComponent(fixture.printed[0]).path, "-"])
-    #expect(text.stdout.contains("Corner Café"))
+    let restarted = try await fixture.crashAndRestart()
+    try await running(restarted) {
+      #expect(await fixture.wait { (try? await restarted.store.job(job.id))?.state == .completed })
+      #expect(fixture.printed == [PrintWorker.fileName(job)], "printed once, whole")
+      let text = try Tool.run("pdftotext", [fixture.archive.appendingPathComponent(fixture.printed[0]).path, "-"])
+      #expect(text.stdout.contains("Corner Café"))
+    }
   }
 }

@@ -23,7 +23,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
   }
 
-  /// Another store on the same queue (as a second daemon would open it).
+  /// Another store on the same queue (as a second daemon, or the daemon after a restart, would
+  /// open it).
   func open(_ database: String) throws -> any JobStore {
     switch self {
     case .sqlite: try SQLiteJobStore(path: database)
@@ -38,6 +39,8 @@ struct ServerFixture {
   let directory: URL
   let archive: URL
   let server: ReceiptServer
+  /// The kind of store the daemon's queue is.
+  let kind: StoreKind
 
   static var templates: URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Templates")
@@ -56,6 +59,15 @@ struct ServerFixture {
       printers: [PrinterConfig(name: "archive", target: .directory(archive))] + extraPrinters, maxAttempts: maxAttempts)
     configure(&configuration)
     server = try ReceiptServer(configuration: configuration)
+    kind = store
+  }
+
+  /// The daemon dies (no clean stop: on PostgreSQL its sessions end, as the kernel ends them at
+  /// `kill -9`, and with them its printers) and another starts on the same queue: the new daemon,
+  /// not started yet.
+  func crashAndRestart() async throws -> ReceiptServer {
+    if kind == .postgres { await server.store.close() }
+    return try ReceiptServer(configuration: server.configuration)
   }
 
   /// The headers of a JSON body.
@@ -76,9 +88,23 @@ struct ServerFixture {
       .sorted()
   }
 
-  /// Waits (at most `seconds`) until `condition` holds.
-  func wait(seconds: Double = 30, until condition: () throws -> Bool) rethrows -> Bool {
-    try waitUntil(seconds: seconds, poll: 0.05, condition)
+  /// Waits (at most `seconds`, the test's task suspended) until `condition` holds.
+  func wait(seconds: Double = 30, until condition: () async throws -> Bool) async rethrows -> Bool {
+    try await eventually(seconds: seconds, poll: 0.05, condition)
+  }
+
+  /// Runs the daemon's workers (``ReceiptServer/start()``) while `body` runs, then stops them
+  /// (``ReceiptServer/stop()``), also when `body` throws.
+  func running<T>(_ body: () async throws -> T) async throws -> T {
+    try await server.start()
+    do {
+      let result = try await body()
+      await server.stop()
+      return result
+    } catch {
+      await server.stop()
+      throw error
+    }
   }
 
   /// Runs the daemon's HTTP server on a free loopback port (workers as the test set them) while
@@ -101,5 +127,34 @@ struct ServerFixture {
         throw error
       }
     }
+  }
+}
+
+/// Shorthands the tests use on any store.
+extension JobStore {
+  /// `accept` with the tests' spelling: a job stored (or found by its key).
+  @discardableResult
+  func submit(_ request: JobRequest, idempotencyKey: String?, now: Date = Date()) async throws -> (
+    job: Job, created: Bool
+  ) {
+    try await accept(request, idempotencyKey: idempotencyKey)
+  }
+
+  /// Jobs left `printing`, oldest first.
+  func interrupted() async throws -> [Job] {
+    try await jobs(state: .printing, printer: nil, limit: 1000, before: nil).sorted { $0.sequence < $1.sequence }
+  }
+}
+
+/// Runs `server`'s workers while `body` runs, then stops them, also when `body` throws.
+func running<T>(_ server: ReceiptServer, _ body: () async throws -> T) async throws -> T {
+  try await server.start()
+  do {
+    let result = try await body()
+    await server.stop()
+    return result
+  } catch {
+    await server.stop()
+    throw error
   }
 }

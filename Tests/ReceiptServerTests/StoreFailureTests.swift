@@ -12,88 +12,34 @@ import Testing
   import Glibc
 #endif
 
-/// Durability settings, crash counting, one daemon per file, and a full disk: a real SQLite file
-/// on a real (small) file system.
+/// Durability settings, one daemon per file, and a full disk: a real SQLite file on a real (small)
+/// file system. (Crash counting runs on both stores: `QueueContractTests`.)
 @Suite(.serialized) struct StoreFailureTests {
-  @Test func everyConnectionSyncsFully() throws {
+  @Test func everyConnectionSyncsFully() async throws {
     let fixture = try ServerFixture()
-    #expect(try (fixture.server.store as! SQLiteJobStore).synchronousMode() == 2, "PRAGMA synchronous = FULL")
+    #expect(try await (fixture.server.store as! SQLiteJobStore).synchronousMode() == 2, "PRAGMA synchronous = FULL")
   }
 
-  @Test func aJobThatKeepsCrashingTheDaemonDiesAfterMaxCrashes() throws {
-    let fixture = try ServerFixture { $0.maxCrashes = 3 }
-    let store = fixture.server.store
-    let job = try store.submit(
-      JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date()
-    ).job
-    for crash in 1...3 {
-      #expect(try store.claimNext(printer: "archive", now: Date())?.id == job.id, "claimed before crash \(crash)")
-      // The daemon dies here (no clean shutdown recorded); the next start recovers.
-      let recovered = try store.recover(maxCrashes: 3, now: Date())
-      #expect(recovered.map(\.crashes) == [crash])
-      #expect(recovered.first?.state == (crash < 3 ? .queued : .dead))
-    }
-    let dead = try #require(try store.job(job.id))
-    #expect(dead.error?.contains("stopped 3 times while rendering this job") == true)
-    #expect(try store.claimNext(printer: "archive", now: Date()) == nil, "a dead job does not block the queue")
-  }
-
-  @Test func aJobCUPSAlreadyHasIsNotBlamedForACrash() throws {
-    let fixture = try ServerFixture { $0.maxCrashes = 1 }
-    let store = fixture.server.store
-    let job = try store.submit(
-      JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date()
-    ).job
-    _ = try store.claimNext(printer: "archive", now: Date())
-    try store.progress(job.id, cupsJobID: 42, printerState: "pending", now: Date())  // sent, being followed
-    let recovered = try store.recover(maxCrashes: 1, now: Date())
-    #expect(recovered.map(\.state) == [.queued] && recovered[0].crashes == 0)
-  }
-
-  @Test func aJobWithItsPrinterIsNotBlamedForACrash() throws {
-    let fixture = try ServerFixture { $0.maxCrashes = 1 }
-    let store = fixture.server.store
-    let raw = try store.submit(
-      JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date()
-    ).job
-    _ = try store.claimNext(printer: "archive", now: Date())
-    #expect(try store.job(raw.id)?.stage == .rendering)
-    _ = try store.markSent(raw.id, processID: "AB12", now: Date())  // sent to a raw printer, awaiting its answer
-    #expect(try store.job(raw.id)?.stage == .printer)
-    var recovered = try store.recover(maxCrashes: 1, now: Date())
-    #expect(recovered.map(\.state) == [.queued] && recovered[0].crashes == 0 && recovered[0].stage == nil)
-    _ = try store.claimNext(printer: "archive", now: Date())
-    try store.markHandedOver(raw.id, now: Date())  // a directory printer's file being written
-    recovered = try store.recover(maxCrashes: 1, now: Date())
-    #expect(recovered.map(\.state) == [.queued] && recovered[0].crashes == 0)
-  }
-
-  @Test func aCleanShutdownIsNotACrash() throws {
-    let fixture = try ServerFixture { $0.maxCrashes = 1 }
-    let store = fixture.server.store
-    let job = try store.submit(
-      JobRequest(printer: "archive", template: "receipt", data: Data("{}".utf8)), idempotencyKey: nil, now: Date()
-    ).job
-    _ = try store.claimNext(printer: "archive", now: Date())
-    try store.markCleanShutdown()
-    let recovered = try store.recover(maxCrashes: 1, now: Date())
-    #expect(recovered.map(\.id) == [job.id] && recovered[0].state == .queued && recovered[0].crashes == 0)
-  }
-
-  @Test func oneDaemonPerQueueFile() throws {
+  @Test func oneDaemonPerQueueFile() async throws {
     let first = try ServerFixture()
-    try first.server.start()
-    defer { first.server.stop() }
-    let second = try ReceiptServer(configuration: first.server.configuration)
-    #expect {
-      try second.start()
-    } throws: { error in
-      let error = error as? ReceiptError
-      return error?.stage == .unavailable && error?.message.contains("pid \(getpid())") == true
+    try await first.running {
+      let second = try ReceiptServer(configuration: first.server.configuration)
+      await #expect {
+        try await second.start()
+      } throws: { error in
+        let error = error as? ReceiptError
+        return error?.stage == .unavailable && error?.message.contains("pid \(getpid())") == true
+      }
+      await first.server.stop()
+      await #expect(throws: Never.self) { try await second.start() }
+      await second.stop()
     }
-    first.server.stop()
-    #expect(throws: Never.self) { try second.start() }
-    second.stop()
+  }
+
+  /// Runs a worker on a job and notes when it is done.
+  static func process(_ job: Job, with worker: PrintWorker, marking done: Collected<Bool>) async {
+    await worker.process(job)
+    done.add(true)
   }
 
   /// A tmpfs of `megabytes` (we are root in the tests), unmounted by `body`'s end.
@@ -117,15 +63,16 @@ import Testing
       let fixture = try ServerFixture(database: disk.appendingPathComponent("queue.sqlite"))
       let store = fixture.server.store
       // A job claimed (printing) before the disk fills, printed while it is full.
-      let first = try store.submit(
+      let first = try await store.submit(
         JobRequest(printer: "archive", template: "receipt", data: Data(ServerFixture.order.utf8)), idempotencyKey: nil,
         now: Date()
       ).job
-      let second = try store.submit(
+      let second = try await store.submit(
         JobRequest(printer: "archive", template: "receipt", data: Data(ServerFixture.order.utf8)), idempotencyKey: nil,
         now: Date()
       ).job
-      let claimed = try #require(try store.claimNext(printer: "archive", now: Date()))
+      #expect(try await store.own(printer: "archive", maxCrashes: 3) == [], "this daemon drives the printer")
+      let claimed = try #require(try await store.claimNext(printer: "archive", now: Date()))
       let filler = try fill(disk)
       try await fixture.server.application().test(.router) { client in
         try await client.execute(
@@ -145,19 +92,15 @@ import Testing
         printer: fixture.server.configuration.printers[0], store: store, engine: fixture.server.engine,
         templates: ServerFixture.templates, maxAttempts: 5, logger: fixture.server.logger,
         metrics: fixture.server.metrics)
-      let done = DispatchSemaphore(value: 0)
-      Thread.detachNewThread {
-        worker.process(claimed)
-        done.signal()
-      }
-      let printed = try await offPool { fixture.wait { fixture.printed.count == 1 } }
-      #expect(printed, "printed while the disk is full")
-      try await Task.sleep(for: .seconds(1))
-      #expect(try store.job(first.id)?.state == .printing, "not recorded yet")
+      let done = Collected<Bool>()
+      async let processing: Void = Self.process(claimed, with: worker, marking: done)
+      #expect(await fixture.wait { fixture.printed.count == 1 }, "printed while the disk is full")
+      #expect(try await store.job(first.id)?.state == .printing, "not recorded yet")
       try FileManager.default.removeItem(at: filler)
-      let recorded = try await offPool { done.wait(timeout: .now() + 30) == .success }
+      let recorded = await eventually(seconds: 30) { !done.all.isEmpty }
+      await processing
       #expect(recorded, "recorded once the disk has room")
-      #expect(try store.job(first.id)?.state == .completed)
+      #expect(try await store.job(first.id)?.state == .completed)
       try await fixture.server.application().test(.router) { client in
         try await client.execute(uri: "/readyz", method: .get) { #expect($0.status == .ok) }
         try await client.execute(
@@ -165,10 +108,9 @@ import Testing
         ) { #expect($0.status == .accepted) }
       }
       // The queue moves on without a restart.
-      try fixture.server.start()
-      defer { fixture.server.stop() }
-      let moved = try await offPool { try fixture.wait { try store.job(second.id)?.state == .completed } }
-      #expect(moved)
+      try await fixture.running { () async throws in
+        #expect(try await fixture.wait { try await store.job(second.id)?.state == .completed })
+      }
     }
   }
 }

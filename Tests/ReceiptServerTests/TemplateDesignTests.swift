@@ -165,22 +165,22 @@ import Testing
       }
     }
     // A job with the saved template prints what was saved.
-    let job = try fixture.server.store.submit(
+    let job = try await fixture.server.store.submit(
       JobRequest(printer: "archive", template: "draft", data: Data(ServerFixture.order.utf8)), idempotencyKey: nil,
       now: Date()
     ).job
-    try fixture.server.start()
-    defer { fixture.server.stop() }
-    #expect(try await offPool { fixture.wait { fixture.printed.contains(PrintWorker.fileName(job)) } })
-    let pdf = fixture.archive.appendingPathComponent(PrintWorker.fileName(job))
-    #expect(try Tool.run("pdftotext", [pdf.path, "-"]).stdout.contains("Second version"))
+    try await fixture.running { () async throws in
+      #expect(await fixture.wait { fixture.printed.contains(PrintWorker.fileName(job)) })
+      let pdf = fixture.archive.appendingPathComponent(PrintWorker.fileName(job))
+      #expect(try Tool.run("pdftotext", [pdf.path, "-"]).stdout.contains("Second version"))
+    }
   }
 
   @Test func aTemplateThatCannotBeSavedIsNotHalfSaved() async throws {
     let (fixture, templates) = try Self.fixture()
     let original = try Data(contentsOf: templates.appendingPathComponent("gift.xml"))
     // The history cannot be kept (a file where its directory goes): nothing is replaced.
-    FileManager.default.createFile(atPath: templates.appendingPathComponent(".history").path, contents: Data())
+    _ = FileManager.default.createFile(atPath: templates.appendingPathComponent(".history").path, contents: Data())
     try await fixture.server.application().test(.router) { client in
       try await client.execute(
         uri: "/v1/templates/gift", method: .put, headers: Self.auth.merging([.contentType: "application/xml"]),

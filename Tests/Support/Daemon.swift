@@ -158,6 +158,6 @@ public final class Daemon: @unchecked Sendable {
   }
 
   private final class ResultBox: @unchecked Sendable {
-    var result: Result<Response, Error>?
+    var result: Result<Response, any Error>?
   }
 }

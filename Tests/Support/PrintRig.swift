@@ -21,7 +21,7 @@ public final class PrintRig: @unchecked Sendable {
 
   nonisolated(unsafe) private static var started: [Process] = []
   private static let lock = NSLock()
-  nonisolated(unsafe) private static var shared: Result<PrintRig, Error>?
+  nonisolated(unsafe) private static var shared: Result<PrintRig, any Error>?
 
   /// The rig, started on first use.
   public static func get() throws -> PrintRig {

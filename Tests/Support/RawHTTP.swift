@@ -63,6 +63,14 @@ public final class RawConnection: @unchecked Sendable {
     try connection.send(text)
     return String(decoding: connection.readUntilClosed(timeout: timeout).data, as: UTF8.self)
   }
+
+  /// POSTs a JSON body to `path` and reads the answer.
+  public static func post(port: Int, _ path: String, _ body: String, timeout: TimeInterval = 30) throws -> String {
+    try request(
+      port: port,
+      "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n"
+        + "Content-Length: \(body.utf8.count)\r\n\r\n" + body, timeout: timeout)
+  }
 }
 
 /// Runs blocking work (sockets, processes, sleeps) on its own thread, not on Swift's

@@ -24,3 +24,41 @@ public final class Collected<Element>: @unchecked Sendable {  // `list` only beh
   /// Everything added so far, in the order it was added.
   public var all: [Element] { lock.withLock { list } }
 }
+
+/// The async form of ``waitUntil(seconds:poll:_:)``, for async tests (a daemon in the same
+/// process, an async store): the test's task sleeps between looks, so no thread of the concurrency
+/// pool is held — the daemon's tasks need them.
+public func eventually(seconds: Double, poll: Double = 0.1, _ condition: () async throws -> Bool) async rethrows
+  -> Bool
+{
+  let deadline = Date().addingTimeInterval(seconds)
+  while Date() < deadline {
+    if try await condition() { return true }
+    try? await Task.sleep(for: .seconds(poll))
+  }
+  return try await condition()
+}
+
+extension Sequence {
+  /// `map` with an async transform, one element after another.
+  public func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+    var result: [T] = []
+    for element in self { result.append(try await transform(element)) }
+    return result
+  }
+
+  /// `filter` with an async predicate, one element after another.
+  public func asyncFilter(_ isIncluded: (Element) async throws -> Bool) async rethrows -> [Element] {
+    var result: [Element] = []
+    for element in self where try await isIncluded(element) { result.append(element) }
+    return result
+  }
+}
+
+extension Sequence {
+  /// `allSatisfy` with an async predicate.
+  public func asyncAllSatisfy(_ predicate: (Element) async throws -> Bool) async rethrows -> Bool {
+    for element in self where try await !predicate(element) { return false }
+    return true
+  }
+}

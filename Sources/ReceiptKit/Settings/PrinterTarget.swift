@@ -11,20 +11,15 @@ public enum PrinterTarget: Sendable, Equatable {
   /// A raw ESC/POS printer on a local device: `usb:/dev/usb/lp0`, `serial:/dev/ttyUSB0?baud=…`.
   case device(String)
 
-  /// Parses `cups:QUEUE`, `socket://HOST:PORT`, `usb:DEVICE`, `serial:DEVICE?…` or `dir:PATH`.
+  /// Parses `cups:QUEUE`, `socket://HOST:PORT`, `usb:DEVICE`, `serial:DEVICE?…` or `dir:PATH`
+  /// (``PrinterAddress/parse(_:bareQueues:)``: the one parser of addresses).
   public init?(parsing text: String, server: String? = nil) {
-    if text.hasPrefix("cups:") {
-      self = .cups(queue: String(text.dropFirst(5)), server: server)
-    } else if text.hasPrefix("socket://") {
-      guard PrinterAddress.isValidSocket(text) else { return nil }
-      self = .socket(text)
-    } else if text.hasPrefix("usb:") || text.hasPrefix("serial:") {
-      guard let device = DevicePrinter(address: text) else { return nil }
-      self = .device(device.name)
-    } else if text.hasPrefix("dir:") {
-      self = .directory(URL(fileURLWithPath: String(text.dropFirst(4))))
-    } else {
-      return nil
+    switch PrinterAddress.parse(text, bareQueues: false) {
+    case .cups(let queue)?: self = .cups(queue: queue, server: server)
+    case .socket(let uri)?: self = .socket(uri)
+    case .device(let name)?: self = .device(name)
+    case .directory(let url)?: self = .directory(url)
+    case nil: return nil
     }
   }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import ReceiptLayout
 
 /// A CUPS queue as a ``Printer``: its capabilities and state come from one Get-Printer-Attributes
@@ -21,13 +21,11 @@ public struct CUPSPrinter: Printer {
   /// The queue's state now (asked again, not the state at opening).
   public func status() throws -> PrinterStatus { try client.queue(named: queue.name).status }
 
-  public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
+  public func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     if queue.state == .stopped, !job.holdWhenStopped {
       throw PrintError.printerNotReady(
         queue.name, reason: "stopped (\(queue.status.explanation(or: "the queue is stopped")))")
     }
-    let document = try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
-    try job.willSend?()
     return try client.submit(
       document, format: capabilities.format.mimeType, to: queue, jobName: job.name, options: job.options)
   }

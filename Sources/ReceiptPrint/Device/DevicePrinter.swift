@@ -93,12 +93,10 @@ public struct DevicePrinter: Printer {
     return ESCPOSStatus.read(from: fd, timeout: timeout)
   }
 
-  /// Encodes the receipt (all copies: ESC/POS, or Star raster for a Star model) and writes it;
+  /// Writes the encoded receipt (all copies: ESC/POS, or Star raster for a Star model);
   /// with a process ID and a model that confirms prints, returns only once the printer says the
   /// receipt printed (``ConfirmedPrint``, over the same device). Nil: no job ids.
-  public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
-    let data = try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
-    try job.willSend?()
+  public func send(_ data: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     guard job.confirmed, let model = job.model, let id = job.processID else {
       try send(data, shouldStop: job.shouldStop)
       return nil

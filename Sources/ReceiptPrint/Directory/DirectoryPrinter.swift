@@ -33,15 +33,16 @@ public struct DirectoryPrinter: Printer {
     FileManager.default.fileExists(atPath: file(for: job).path)
   }
 
+  /// The job's PDF, one copy: the file is the receipt as printed once; copies are for paper.
+  public func encode(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Data {
+    try capabilities.format.encode(receipt)
+  }
+
   /// Writes the job's PDF, unless a file of the job's name is there already (it was printed
   /// before a crash: a file exists only when complete). Returns nil: no job ids.
-  public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
-    let file = file(for: job)
+  public func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     if hasPrinted(job) { return nil }
-    // One copy: the file is the receipt as printed once; copies are for paper.
-    let pdf = try capabilities.format.encode(receipt)
-    try job.willSend?()
-    try DurableFile.write(pdf, to: file.path)
+    try DurableFile.write(document, to: file(for: job).path)
     return nil
   }
 }

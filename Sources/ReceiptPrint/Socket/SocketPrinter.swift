@@ -46,12 +46,10 @@ public struct SocketPrinter: Printer {
     }
   }
 
-  /// Encodes the receipt (all copies: ESC/POS, or Star raster for a Star model) and sends it;
+  /// Sends the encoded receipt (all copies: ESC/POS, or Star raster for a Star model);
   /// with a process ID and a model that confirms prints, returns only once the printer says the
   /// receipt printed (``ConfirmedPrint``). Nil: no job ids.
-  public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
-    let data = try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
-    try job.willSend?()
+  public func send(_ data: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     guard job.confirmed, let model = job.model, let id = job.processID else {
       try send(data, shouldStop: job.shouldStop)
       return nil

@@ -1,56 +1,56 @@
-public import Foundation
-public import ReceiptKit
+package import Foundation
+package import ReceiptKit
 
 extension ReceiptServer {
   /// How the daemon is set up: from a JSON file, the environment and flags (in rising order).
-  public struct Configuration: Sendable {
-    public var host: String
-    public var port: Int
+  package struct Configuration: Sendable {
+    package var host: String
+    package var port: Int
     /// The queue: a SQLite file, or a PostgreSQL database shared by several daemons
     /// (`postgres://user@host:port/database`).
-    public var database: String
-    public var templates: URL
-    public var printers: [PrinterConfig]
+    package var database: String
+    package var templates: URL
+    package var printers: [PrinterConfig]
     /// The printer of jobs that name none.
-    public var defaultPrinter: String?
-    public var maxAttempts: Int
+    package var defaultPrinter: String?
+    package var maxAttempts: Int
     /// Largest request body.
-    public var maxBodyBytes: Int
+    package var maxBodyBytes: Int
     /// Accepted bearer tokens (`Authorization: Bearer …`); required when listening off loopback.
-    public var tokens: [String]
+    package var tokens: [String]
     /// Origins of browser POS pages allowed to call the API (CORS); empty: none.
-    public var corsOrigins: [String]
+    package var corsOrigins: [String]
     /// Seconds a stopping worker gives the job in hand.
-    public var shutdownGrace: TimeInterval
+    package var shutdownGrace: TimeInterval
     /// Names clients may use for the daemon in `Host` besides its address (e.g. `pos-server.local`).
-    public var hostNames: [String]
+    package var hostNames: [String]
     /// Most open connections; further ones wait in the kernel's backlog.
-    public var maxConnections: Int
+    package var maxConnections: Int
     /// Most open event streams (`GET /v1/events`); a new one beyond it ends the oldest, so
     /// streams never hold the connections the API needs. Nil: an eighth of `maxConnections`,
     /// between 1 and 64.
-    public var maxEventStreams: Int?
+    package var maxEventStreams: Int?
     /// The event stream bound in force.
-    public var eventStreamLimit: Int { maxEventStreams ?? min(64, max(1, maxConnections / 8)) }
+    package var eventStreamLimit: Int { maxEventStreams ?? min(64, max(1, maxConnections / 8)) }
     /// Seconds a connection may stay idle (no bytes) before it is closed.
-    public var idleTimeout: TimeInterval
+    package var idleTimeout: TimeInterval
     /// Seconds a client has to send a request's head after connecting or after the last answer.
-    public var headerTimeout: TimeInterval
+    package var headerTimeout: TimeInterval
     /// Unclean stops of the daemon while a job was printing after which the job is dead.
-    public var maxCrashes: Int
+    package var maxCrashes: Int
     /// The tickets `POST /v1/orders` makes of an order (see ``Route``).
-    public var routes: [Route] = []
+    package var routes: [Route] = []
     /// Seconds a printer may be stopped, out of paper or unreachable before its tickets go to
     /// their route's fallback printer.
-    public var failoverAfter: TimeInterval = 30
+    package var failoverAfter: TimeInterval = 30
     /// Where the PDF of every printed job is kept (default: beside the SQLite file,
     /// `<database name>-archive`; with PostgreSQL, `receipt-archive` in the working directory).
-    public var archive: URL?
+    package var archive: URL?
     /// Days an archived PDF is kept; 0 keeps none.
-    public var archiveDays: Int = 30
+    package var archiveDays: Int = 30
 
     /// The archive directory, nil when archiving is off.
-    public var archiveDirectory: URL? {
+    package var archiveDirectory: URL? {
       guard archiveDays > 0 else { return nil }
       if let archive { return archive }
       if ReceiptSettings.isDatabaseURL(database) { return URL(fileURLWithPath: "receipt-archive") }
@@ -60,7 +60,7 @@ extension ReceiptServer {
     }
 
     /// Creates a configuration; the daemon listens on 127.0.0.1 by default.
-    public init(
+    package init(
       host: String = "127.0.0.1", port: Int = 8631, database: String = "receipt-queue.sqlite", templates: URL,
       printers: [PrinterConfig], defaultPrinter: String? = nil, maxAttempts: Int = 20, maxBodyBytes: Int = 1 << 20,
       tokens: [String] = [], corsOrigins: [String] = [], shutdownGrace: TimeInterval = 10, hostNames: [String] = [],
@@ -85,13 +85,13 @@ extension ReceiptServer {
     }
 
     /// Whether the address is a loopback one (no token needed).
-    public var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
+    package var isLoopback: Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
 
     /// Whether the daemon listens on every address (`0.0.0.0` or `::`).
-    public var listensEverywhere: Bool { ["0.0.0.0", "::", "*"].contains(host) }
+    package var listensEverywhere: Bool { ["0.0.0.0", "::", "*"].contains(host) }
 
     /// The names `Host` may carry (see ``HostMiddleware``).
-    var acceptedHostNames: Set<String> {
+    package var acceptedHostNames: Set<String> {
       var names = Set(hostNames.map { $0.lowercased() })
       if !listensEverywhere { names.insert(host.lowercased()) }
       if isLoopback || listensEverywhere { names.formUnion(["localhost", "127.0.0.1", "::1"]) }
@@ -103,7 +103,7 @@ extension ReceiptServer {
     }
 
     /// Checks the whole configuration; each error says which setting and how to fix it.
-    public func validate() throws {
+    package func validate() throws {
       guard isLoopback || !tokens.isEmpty else {
         throw ReceiptError(
           .data, "listening on \(host) needs a bearer token (--token or \"tokens\"); only 127.0.0.1 is open without one"
@@ -145,6 +145,6 @@ extension ReceiptServer {
     }
 
     /// The printer jobs go to when they name none.
-    public var effectiveDefaultPrinter: String? { defaultPrinter ?? printers.first?.name }
+    package var effectiveDefaultPrinter: String? { defaultPrinter ?? printers.first?.name }
   }
 }

@@ -1,12 +1,12 @@
-public import Foundation
-public import ReceiptKit
+package import Foundation
+package import ReceiptKit
 
 extension ReceiptServer.Configuration {
   /// The settings of a configuration file, the environment or flags (see ``ReceiptSettings``).
-  public typealias Settings = ReceiptSettings
+  package typealias Settings = ReceiptSettings
 
   /// A configuration from settings; `templates` is used when the settings name no directory.
-  public init(_ settings: Settings, templates: URL) throws {
+  package init(_ settings: Settings, templates: URL) throws {
     let printers = try (settings.printers ?? [:]).sorted { $0.key < $1.key }.map { name, target in
       guard let parsed = PrinterTarget(parsing: target, server: settings.cupsServer) else {
         throw ReceiptError(

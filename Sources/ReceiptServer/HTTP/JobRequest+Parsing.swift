@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import ReceiptKit
 
 /// The fields a job request may have.
@@ -77,7 +77,7 @@ extension JobRequest {
   /// and the order as a JSON value (member order, spacing and number spelling aside: `1.50` and
   /// `1.5` are the same price). Compared as values, never through Foundation's equality, which
   /// differs between the static and the dynamic build. Empty: it is the same request.
-  package func differences(from job: Job) -> [String] {
+  func differences(from job: Job) -> [String] {
     var fields: [String] = []
     if job.template != template { fields.append("template") }
     if job.printer != printer { fields.append("printer") }

@@ -59,7 +59,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         "the job queue cannot be written (\(error.reason)); nothing was accepted, send it again"
       )
       .response
-    } catch is BlockingExecutor.Full {
+    } catch is BlockingPool.Full {
       return Problem.busy("too many previews at once; try again in a second").response
     } catch let error as HTTPError {
       return Problem(

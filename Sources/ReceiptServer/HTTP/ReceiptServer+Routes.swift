@@ -7,16 +7,18 @@ extension ReceiptServer {
   func addRoutes(to router: Router<BasicRequestContext>) {
     let v1 = router.group("v1")
     v1.post("jobs") { request, context in try await self.submit(request, context) }
-    v1.get("jobs") { request, _ in try self.list(request) }
-    v1.get("jobs/:id") { _, context in try self.show(context.parameters.require("id")) }
-    v1.delete("jobs/:id") { _, context in try self.cancel(context.parameters.require("id")) }
-    v1.post("jobs/:id/retry") { _, context in try self.retry(context.parameters.require("id")) }
-    v1.post("jobs/:id/reprint") { request, context in try self.reprint(context.parameters.require("id"), request) }
-    v1.get("jobs/:id/document.pdf") { _, context in try self.document(context.parameters.require("id")) }
+    v1.get("jobs") { request, _ in try await self.list(request) }
+    v1.get("jobs/:id") { _, context in try await self.show(context.parameters.require("id")) }
+    v1.delete("jobs/:id") { _, context in try await self.cancel(context.parameters.require("id")) }
+    v1.post("jobs/:id/retry") { _, context in try await self.retry(context.parameters.require("id")) }
+    v1.post("jobs/:id/reprint") { request, context in
+      try await self.reprint(context.parameters.require("id"), request)
+    }
+    v1.get("jobs/:id/document.pdf") { _, context in try await self.document(context.parameters.require("id")) }
     v1.post("orders") { request, context in try await self.submitOrder(request, context) }
-    v1.get("orders/:id") { _, context in try self.showOrder(context.parameters.require("id")) }
+    v1.get("orders/:id") { _, context in try await self.showOrder(context.parameters.require("id")) }
     v1.post("render") { request, context in try await self.render(request, context) }
-    v1.get("printers") { _, _ in try await self.blocking.run { try self.printers() } }
+    v1.get("printers") { _, _ in try await self.printers() }
     v1.get("templates") { _, _ in try self.templateList() }
     v1.get("templates/:name") { _, context in try self.templateSource(context.parameters.require("name")) }
     v1.put("templates/:name") { request, context in
@@ -33,14 +35,14 @@ extension ReceiptServer {
         status: .ok, headers: [.contentType: "application/yaml"],
         body: .init(byteBuffer: ByteBuffer(bytes: ReceiptServer.openAPIDocument)))
     }
-    router.get("readyz") { _, _ in try self.ready() }
+    router.get("readyz") { _, _ in try await self.ready() }
     router.get("metrics") { _, _ in
-      Response(
+      let counts = try await self.store.counts()
+      return Response(
         status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
         body: .init(
           byteBuffer: ByteBuffer(
-            string: self.metrics.exposition(
-              counts: try self.store.counts(), eventListeners: self.hub.subscriberCount))))
+            string: self.metrics.exposition(counts: counts, eventListeners: self.hub.subscriberCount))))
     }
   }
 
@@ -94,21 +96,22 @@ extension ReceiptServer {
       headers: [.location: "/v1/orders/\(stored.id)"])
   }
 
-  private func showOrder(_ id: String) throws -> Response {
-    guard let (order, jobs) = try store.order(id) else { throw Problem.notFound("no order \(id)") }
+  private func showOrder(_ id: String) async throws -> Response {
+    guard let (order, jobs) = try await store.order(id) else { throw Problem.notFound("no order \(id)") }
     return json(OrderResponse(order, jobs: jobs))
   }
 
   /// POST /v1/jobs/{id}/reprint: a new job printing a completed job again, marked as a copy
   /// (`$reprint`); idempotent with its key.
-  private func reprint(_ id: String, _ request: Request) throws -> Response {
-    guard let original = try store.job(id) else { throw Problem.notFound("no job \(id)") }
+  private func reprint(_ id: String, _ request: Request) async throws -> Response {
+    guard let original = try await store.job(id) else { throw Problem.notFound("no job \(id)") }
     let key = try idempotencyKey(request)
     guard original.state == .completed else {
       throw Problem.conflict("job \(id) is \(original.state.rawValue); only printed (completed) jobs are reprinted")
     }
-    let source = original.reprintOf.flatMap { try? store.job($0) } ?? original
-    let (job, created) = try store.reprint(source, idempotencyKey: key, now: Date())
+    var source = original
+    if let first = original.reprintOf, let found = try await store.job(first) { source = found }
+    let (job, created) = try await store.reprint(source, idempotencyKey: key)
     guard created || job.reprintOf == source.id else {
       throw Problem.conflict(
         "Idempotency-Key \(key ?? "") was used for job \(job.id), which is not a reprint of \(source.id); use a new key"
@@ -119,8 +122,8 @@ extension ReceiptServer {
 
   /// GET /v1/jobs/{id}/document.pdf: the archived PDF of what was printed, checked against the
   /// SHA-256 recorded when it printed.
-  private func document(_ id: String) throws -> Response {
-    guard let job = try store.job(id) else { throw Problem.notFound("no job \(id)") }
+  private func document(_ id: String) async throws -> Response {
+    guard let job = try await store.job(id) else { throw Problem.notFound("no job \(id)") }
     guard let hash = job.documentSHA256, let directory = configuration.archiveDirectory else {
       throw Problem.notFound("job \(id) has no archived document (it has not printed, or archiving is off)")
     }
@@ -141,7 +144,7 @@ extension ReceiptServer {
       body: .init(byteBuffer: ByteBuffer(bytes: data)))
   }
 
-  private func list(_ request: Request) throws -> Response {
+  private func list(_ request: Request) async throws -> Response {
     let query = request.uri.queryParameters
     var state: Job.State?
     if let s = query.get("state") {
@@ -165,26 +168,26 @@ extension ReceiptServer {
       }
       cursor = value
     }
-    let jobs = try store.jobs(state: state, printer: query.get("printer"), limit: limit, before: cursor)
+    let jobs = try await store.jobs(state: state, printer: query.get("printer"), limit: limit, before: cursor)
     let next = jobs.count == limit ? jobs.last.map { String($0.sequence) } : nil
     return json(JobListResponse(jobs: jobs.map(JobResponse.init), next: next))
   }
 
-  private func show(_ id: String) throws -> Response {
-    guard let job = try store.job(id) else { throw Problem.notFound("no job \(id)") }
+  private func show(_ id: String) async throws -> Response {
+    guard let job = try await store.job(id) else { throw Problem.notFound("no job \(id)") }
     return json(JobResponse(job))
   }
 
-  private func cancel(_ id: String) throws -> Response {
-    guard let job = try store.cancel(id, now: Date()) else { throw Problem.notFound("no job \(id)") }
+  private func cancel(_ id: String) async throws -> Response {
+    guard let job = try await store.cancel(id) else { throw Problem.notFound("no job \(id)") }
     guard job.state == .canceled else {
       throw Problem.conflict("job \(id) is \(job.state.rawValue); only queued jobs can be canceled")
     }
     return json(JobResponse(job))
   }
 
-  private func retry(_ id: String) throws -> Response {
-    guard let job = try store.retry(id, now: Date()) else { throw Problem.notFound("no job \(id)") }
+  private func retry(_ id: String) async throws -> Response {
+    guard let job = try await store.retry(id) else { throw Problem.notFound("no job \(id)") }
     guard job.state == .queued else {
       throw Problem.conflict("job \(id) is \(job.state.rawValue); only failed or dead jobs are retried")
     }
@@ -241,17 +244,19 @@ extension ReceiptServer {
     }
   }
 
-  private func printers() throws -> Response {
-    json(PrinterListResponse(printers: try printerResponses()))
+  private func printers() async throws -> Response {
+    json(PrinterListResponse(printers: try await printerResponses()))
   }
 
-  /// Every configured printer with its queue counts and state (blocking: asks the printers).
-  func printerResponses() throws -> [PrinterResponse] {
-    let counts = try store.counts()
-    let owners = try store.printerOwners()
-    return configuration.printers.map { printer in
+  /// Every configured printer with its queue counts and state (the printers are asked on the
+  /// blocking pool: `429` when it is busy).
+  func printerResponses() async throws -> [PrinterResponse] {
+    let counts = try await store.counts()
+    let owners = try await store.printerOwners()
+    let states = try await blocking.run { self.configuration.printers.map(self.printerState) }
+    return zip(configuration.printers, states).map { printer, status in
       let states = counts[printer.name] ?? [:]
-      let (state, reasons) = printerState(printer)
+      let (state, reasons) = status
       return PrinterResponse(
         name: printer.name, target: printer.target.description, queued: states["queued"] ?? 0,
         printing: states["printing"] ?? 0, state: state, reasons: reasons, owner: owners[printer.name])
@@ -282,8 +287,8 @@ extension ReceiptServer {
   }
 
   /// Ready when the store can write (after a failed write, a probe write decides).
-  private func ready() throws -> Response {
-    if let problem = store.writeProblem() {
+  private func ready() async throws -> Response {
+    if let problem = await store.writeProblem() {
       throw Problem.unavailable("the job queue cannot be written: \(problem)")
     }
     return json(StatusResponse(status: "ready"))

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import ReceiptKit
 
 /// A preview request (`POST /v1/render`): a job's fields, or the template's text itself

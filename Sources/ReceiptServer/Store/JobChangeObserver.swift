@@ -2,7 +2,7 @@ import GRDB
 import Synchronization
 
 /// Who wants the jobs every commit changed (the event feed).
-public protocol JobChangeListener: Sendable {
+protocol JobChangeListener: Sendable {
   /// Whether the changes are wanted now; when not, the store does not read them back (a daemon
   /// nobody watches pays nothing) and calls ``changesMissed()`` instead.
   var wantsChanges: Bool { get }

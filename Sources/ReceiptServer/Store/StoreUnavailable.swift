@@ -5,10 +5,10 @@ import Synchronization
 /// The job store cannot read or write (disk full, I/O error, database locked by a stuck
 /// process). Nothing was changed; the same request can be sent again. The API answers 503
 /// with `Retry-After`, and `/readyz` is false until a write succeeds again.
-public struct StoreUnavailable: Error, CustomStringConvertible, Sendable {
+struct StoreUnavailable: Error, CustomStringConvertible, Sendable {
   /// SQLite's reason (e.g. "database or disk is full").
-  public var reason: String
-  public var description: String { "the job store is unavailable: \(reason)" }
+  var reason: String
+  var description: String { "the job store is unavailable: \(reason)" }
 }
 
 /// Whether the store's last write worked; a failed write makes the daemon not ready until a

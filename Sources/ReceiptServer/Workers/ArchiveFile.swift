@@ -54,13 +54,3 @@ enum ArchiveFile {
     return removed
   }
 }
-
-/// Removes expired archived documents at start and every hour, on its own thread, until stopped.
-enum ArchiveSweeper {
-  static func start(directory: URL, days: Int, report: @escaping @Sendable (Int) -> Void) -> PeriodicThread {
-    PeriodicThread(name: "receipt archive sweeper", interval: 3600) {
-      let removed = ArchiveFile.sweep(directory, days: days)
-      if removed > 0 { report(removed) }
-    }
-  }
-}

@@ -1,34 +1,30 @@
 import Foundation
-public import Logging
+import Logging
 import ReceiptKit
 
 extension PrintWorker {
-  /// The CUPS job name of a daemon job: unique, so the job can be found again.
-  static func cupsJobName(_ job: Job) -> String { "receipt-job-\(job.id)" }
-
-  /// A directory printer's file for a job: its sequence keeps the files in print order.
-  static func fileName(_ job: Job) -> String { String(format: "%08lld-%@.pdf", job.sequence, job.id) }
-
   /// Sends a job to a CUPS queue at most once per CUPS job that can still print, then follows it.
   /// On a second attempt (a retry, or after a crash) CUPS' job history is asked first: a job of
   /// this name that completed means printed; one that is pending, held, processing or stopped is
   /// followed instead of sending another. One still waiting for its document (`job-incoming`:
   /// the send was cut off) is canceled. Only when every earlier one was canceled or aborted (or
-  /// there is none) is the job sent again. If CUPS cannot be asked, nothing is sent.
-  func printCUPS(_ job: Job, queue: String, server: String?) throws -> Int {
+  /// there is none) is the job sent again. If CUPS cannot be asked, nothing is sent. Every call
+  /// to CUPS runs on the printer's thread.
+  func printCUPS(_ job: Job, queue: String, server: String?) async throws -> Int {
     let name = Self.cupsJobName(job)
+    let engine = self.engine
     var cupsID: Int?
     if job.attempts > 1 || job.cupsJobID != nil {
-      let earlier = try engine.cupsJobs(named: name, queue: queue, server: server)
+      let earlier = try await pool.run { try engine.cupsJobs(named: name, queue: queue, server: server) }
       if let printed = earlier.first(where: { $0.state == .completed }) {
         logger.info("job \(job.id) had printed as CUPS job \(printed.id); not sent again")
         return printed.id
       }
       for candidate in earlier.filter(\.state.isActive) {
-        let status = try engine.cupsJobStatus(candidate.id, queue: queue, server: server)
+        let status = try await pool.run { try engine.cupsJobStatus(candidate.id, queue: queue, server: server) }
         if status.reasons.contains("job-incoming") {
           // Sending its document was cut off (a crash mid-send): it cannot have printed.
-          try engine.cancelCUPSJob(candidate.id, queue: queue, server: server)
+          try await pool.run { try engine.cancelCUPSJob(candidate.id, queue: queue, server: server) }
           logger.info("job \(job.id): CUPS job \(candidate.id) never got its document; canceled, sending again")
         } else {
           cupsID = candidate.id
@@ -36,26 +32,27 @@ extension PrintWorker {
       }
     }
     if cupsID == nil {
-      let result = try engine.print(
-        document(job),
-        request: PrintRequest(
-          printer: queue, copies: job.copies, server: server, jobName: name, holdWhenStopped: true,
-          archive: archiver(job), model: printer.model, willSend: handedOver(job)))
-      cupsID = result.jobID
+      let request = PrintRequest(
+        printer: queue, copies: job.copies, server: server, jobName: name, holdWhenStopped: true,
+        archive: archiver(job), model: printer.model)
+      let prepared = try await prepare(job, request)
+      await handedOver(job)
+      cupsID = try await send(prepared)
     }
     guard let cupsID else { throw ReceiptError(.printer, "CUPS returned no job id for \(queue)") }
-    try store.progress(job.id, cupsJobID: cupsID, printerState: nil, now: Date())
-    return try follow(job, cupsID: cupsID, queue: queue, server: server)
+    try await store.progress(job.id, cupsJobID: cupsID, printerState: nil)
+    return try await follow(job, cupsID: cupsID, queue: queue, server: server)
   }
 
   /// Polls the CUPS job until it ends. While it waits (a stopped queue, no paper) the reasons are
   /// recorded on the job; waiting costs no attempt. A stop leaves the job to reconciliation.
-  private func follow(_ job: Job, cupsID: Int, queue: String, server: String?) throws -> Int {
+  private func follow(_ job: Job, cupsID: Int, queue: String, server: String?) async throws -> Int {
+    let engine = self.engine
     var recorded: String?
     var interval = 0.1
     var waitingSince: Date?
     while true {
-      let status = try engine.cupsJobStatus(cupsID, queue: queue, server: server)
+      let status = try await pool.run { try engine.cupsJobStatus(cupsID, queue: queue, server: server) }
       switch status.state {
       case .completed:
         return cupsID
@@ -70,7 +67,7 @@ extension PrintWorker {
         let reasons = ([status.state.rawValue] + status.reasons + [status.message]).filter { !$0.isEmpty }
           .joined(separator: ", ")
         if reasons != recorded {
-          try store.progress(job.id, cupsJobID: cupsID, printerState: reasons, now: Date())
+          try await store.progress(job.id, cupsJobID: cupsID, printerState: reasons)
           recorded = reasons
         }
         // Held by a stopped queue for too long: a ticket with a fallback printer is taken back
@@ -80,8 +77,10 @@ extension PrintWorker {
         if job.fallback != nil, job.fallback != printer.name,
           Date().timeIntervalSince(since) >= outage.failoverAfter
         {
-          try engine.cancelCUPSJob(cupsID, queue: queue, server: server)
-          let after = try engine.cupsJobStatus(cupsID, queue: queue, server: server)
+          let after = try await pool.run {
+            try engine.cancelCUPSJob(cupsID, queue: queue, server: server)
+            return try engine.cupsJobStatus(cupsID, queue: queue, server: server)
+          }
           if after.state == .completed { return cupsID }
           if after.state == .canceled {
             throw FailOver(reason: "CUPS queue \(queue) held the job: \(reasons)")
@@ -89,7 +88,7 @@ extension PrintWorker {
         }
       }
       if mustLeave { throw Interrupted() }
-      Thread.sleep(forTimeInterval: interval)
+      await pause(interval)
       interval = min(1, interval * 1.5)
     }
   }

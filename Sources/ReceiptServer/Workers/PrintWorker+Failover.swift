@@ -8,8 +8,8 @@ import ReceiptKit
 /// route) move there, recording the printer they were meant for and why; they print with the
 /// "for KITCHEN" banner (`$ticket.fallbackFor`). After a failover, each new ticket gets one
 /// attempt at its own printer and moves at once if that fails, until a job prints there again.
-/// The worker moves only its own printer's queued jobs, on its own thread, so a job it is
-/// printing is never also moved: nothing prints twice when the printer comes back.
+/// The worker moves only its own printer's queued jobs, in its own task, so a job it is printing
+/// is never also moved: nothing prints twice when the printer comes back.
 extension PrintWorker {
   /// A CUPS job was taken back from a stopped queue (canceled, confirmed) to print elsewhere.
   struct FailOver: Error {
@@ -17,10 +17,10 @@ extension PrintWorker {
   }
 
   /// Moves the queued tickets to their fallback when the outage has lasted long enough.
-  func failOverIfDue() {
+  func failOverIfDue() async {
     guard let reason = outage.dueReason() else { return }
     do {
-      let moved = try store.failOver(printer: printer.name, reason: reason, now: Date())
+      let moved = try await store.failOver(printer: printer.name, reason: reason)
       outage.didFailOver()
       for job in moved {
         metrics.countFailover(route: job.route ?? "")
@@ -33,7 +33,8 @@ extension PrintWorker {
   }
 }
 
-/// Since when and why a worker's printer cannot print. Used by the worker's thread only.
+/// Since when and why a worker's printer cannot print.
+// @unchecked: used by its worker's loop only, one step after another.
 final class Outage: @unchecked Sendable {
   let failoverAfter: TimeInterval
   private(set) var since: Date?

@@ -11,15 +11,17 @@ extension PrintWorker {
   /// How often a held queue asks its printer again.
   static let holdPollInterval: TimeInterval = 2
 
-  /// Why the queue must wait now (the printer's status), or nil to go on.
-  func rawPrinterHold() -> PrinterStatus? {
+  /// Why the queue must wait now (the printer's status, asked on the printer's thread), or nil
+  /// to go on.
+  func rawPrinterHold() async -> PrinterStatus? {
     switch printer.target {
     case .socket, .device: break
     default: return nil
     }
+    let (engine, address) = (self.engine, printer.target.address)
     guard rawStatus.shouldAsk, printer.answersStatusRequests,
-      (try? store.jobs(state: .queued, printer: printer.name, limit: 1, before: nil).isEmpty) == false,
-      let status = try? engine.openPrinter(printer.target.address).status()
+      (try? await store.jobs(state: .queued, printer: printer.name, limit: 1, before: nil).isEmpty) == false,
+      let status = try? await pool.run({ try engine.openPrinter(address).status() })
     else { return nil }
     if status.state == .unknown, !rawStatus.everAnswered {
       rawStatus.stopAsking()
@@ -44,7 +46,8 @@ extension PrintWorker {
 }
 
 /// What a worker knows of its raw printer's status requests.
-final class RawStatusMemory: @unchecked Sendable {  // used by the worker's own thread only
+// @unchecked: used by its worker's loop only, one step after another.
+final class RawStatusMemory: @unchecked Sendable {
   private(set) var shouldAsk = true
   private(set) var everAnswered = false
   private(set) var holding: String?

@@ -1,31 +1,71 @@
-public import Foundation
+import Foundation
 import PostgresNIO
 import Synchronization
 
-/// Submissions, claims and outcomes in the PostgreSQL store.
+/// Writes in the PostgreSQL store: submissions, and loading, locking and saving jobs around the
+/// queue's rules (which are not here: see `Job+Rules`).
 extension PostgresJobStore {
-  public func submit(_ request: JobRequest, idempotencyKey: String?, now: Date) throws -> (job: Job, created: Bool) {
-    try idempotent(key: idempotencyKey, find: { try self.job(idempotencyKey: $0).map { ($0, false) } }) {
-      try transaction { connection in try insert(request, idempotencyKey: idempotencyKey, now: now, connection) }
+  func insert(_ submission: Submission) async throws -> Inserted {
+    let now = Date()
+    do {
+      return try await transaction { connection in try await self.insert(submission, now: now, connection) }
+    } catch let error as StatementError where error.isUniqueViolation {
+      // Another daemon committed the same idempotency key first: answer what that key names.
+      let key: String? =
+        switch submission {
+        case .job(_, let key), .order(_, let key), .reprint(_, let key): key
+        }
+      guard let key, let existing = try await existing(submission, key: key) else { throw error }
+      return existing
     }
   }
 
-  public func accept(_ request: JobRequest, idempotencyKey: String?) async throws -> (job: Job, created: Bool) {
-    try await submitters.run { try self.submit(request, idempotencyKey: idempotencyKey, now: Date()) }
+  private func insert(_ submission: Submission, now: Date, _ connection: PostgresConnection) async throws -> Inserted {
+    switch submission {
+    case .job(let request, let key):
+      let (job, created) = try await insert(request, idempotencyKey: key, now: now, connection)
+      return .job(job, created: created)
+    case .order(let request, let key):
+      if let key, let existing = try await order(idempotencyKey: key, connection) {
+        return .order(existing.0, existing.1, created: false)
+      }
+      let order = Order(
+        id: UUID().uuidString.lowercased(), idempotencyKey: key, data: request.data, locale: request.locale,
+        routes: request.routes?.joined(separator: ","), createdAt: now)
+      try await connection.query(
+        """
+        INSERT INTO orders (id, "idempotencyKey", data, locale, routes, "createdAt")
+        VALUES (\(order.id), \(key), \(order.data), \(order.locale), \(order.routes), \(now))
+        """, logger: logger)
+      var jobs: [Job] = []
+      for ticket in request.tickets {
+        jobs.append(try await insert(ticket, idempotencyKey: nil, orderID: order.id, now: now, connection).job)
+      }
+      return .order(order, jobs, created: true)
+    case .reprint(let original, let key):
+      // The printer's submission lock, taken exclusively, numbers concurrent reprints in turn.
+      try await connection.query(
+        "SELECT pg_advisory_xact_lock(\(PostgresSchema.submitLock), hashtext(\(original.printer)))", logger: logger)
+      if let key, let existing = try await job(idempotencyKey: key, connection) {
+        return .job(existing, created: false)
+      }
+      let count = try await connection.query(
+        #"SELECT count(*) FROM job WHERE "reprintOf" = \#(original.id)"#, logger: logger
+      ).collect()
+      let number = (try count.first?.decode(Int.self) ?? 0) + 1
+      let (job, created) = try await insert(
+        .reprint(of: original, number: number), idempotencyKey: key, now: now, connection)
+      return .job(job, created: created)
+    }
   }
 
-  func job(idempotencyKey key: String) throws -> Job? {
-    try jobs(#"SELECT \#(unescaped: PostgresSchema.jobColumns) FROM job WHERE "idempotencyKey" = \#(key)"#).first
-  }
-
-  /// Runs `insert`; when another daemon committed the same idempotency key first (a unique
-  /// violation), answers what that key names.
-  func idempotent<T>(key: String?, find: (String) throws -> T?, insert: () throws -> T) throws -> T {
-    do {
-      return try insert()
-    } catch let error as StatementError where key != nil && error.isUniqueViolation {
-      guard let key, let existing = try find(key) else { throw error }
-      return existing
+  /// What an idempotency key names, read after a unique violation.
+  private func existing(_ submission: Submission, key: String) async throws -> Inserted? {
+    try await transaction { connection in
+      if case .order = submission {
+        return try await self.order(idempotencyKey: key, connection).map { .order($0.0, $0.1, created: false) }
+      }
+      return try await self.job(idempotencyKey: key, connection).map { .job($0, created: false) }
     }
   }
 
@@ -33,21 +73,16 @@ extension PostgresJobStore {
   /// submission lock shared (submissions to one printer still commit together, one WAL flush for
   /// many) from before its `sequence` is drawn until it commits; a claim takes the lock exclusively,
   /// so it sees every job with a lower sequence committed.
-  func insert(
+  private func insert(
     _ request: JobRequest, idempotencyKey key: String?, orderID: String? = nil, now: Date,
     _ connection: PostgresConnection
-  ) throws -> (job: Job, created: Bool) {
-    try sessions.run(
+  ) async throws -> (job: Job, created: Bool) {
+    try await connection.query(
       "SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.submitLock), hashtext(\(request.printer)))",
-      on: connection)
-    if let key {
-      let rows = try sessions.run(
-        #"SELECT \#(unescaped: PostgresSchema.jobColumns) FROM job WHERE "idempotencyKey" = \#(key)"#,
-        on: connection)
-      if let row = rows.first { return (try Job(postgres: row), false) }
-    }
+      logger: logger)
+    if let key, let existing = try await job(idempotencyKey: key, connection) { return (existing, false) }
     let id = UUID().uuidString.lowercased()
-    let rows = try sessions.run(
+    let rows = try await connection.query(
       """
       INSERT INTO job (id, "idempotencyKey", printer, template, data, locale, copies, state, attempts, crashes,
         "createdAt", "updatedAt", "notBefore", "orderID", route, label, fallback, "reprintOf", reprint, interruptions)
@@ -55,138 +90,117 @@ extension PostgresJobStore {
         \(request.copies), 'queued', 0, 0, \(now), \(now), \(now), \(orderID), \(request.route), \(request.label),
         \(request.fallback), \(request.reprintOf), \(request.reprint), 0)
       RETURNING \(unescaped: PostgresSchema.jobColumns)
-      """, on: connection)
+      """, logger: logger
+    ).collect()
     guard let row = rows.first else { throw StoreUnavailable(reason: "the insert of job \(id) returned nothing") }
     return (try Job(postgres: row), true)
   }
 
-  public func claimNext(printer: String, now: Date) throws -> Job? {
-    // Only the owner claims, on the session that holds the printer: a daemon that lost its
-    // session (and so the printer) cannot claim.
+  private func job(idempotencyKey key: String, _ connection: PostgresConnection) async throws -> Job? {
+    try await connection.query(
+      #"SELECT \#(unescaped: PostgresSchema.jobColumns) FROM job WHERE "idempotencyKey" = \#(key)"#, logger: logger
+    ).collect().first.map(Job.init(postgres:))
+  }
+
+  // MARK: Changing jobs
+
+  func update(_ id: String, _ change: @escaping @Sendable (inout Job) -> Bool) async throws -> (
+    Job, changed: Bool
+  )? {
+    let token = claims.withLock { $0[id] }
+    let result: (Job, Bool)?
+    do {
+      result = try await transaction { connection in
+        let rows = try await connection.query(
+          "SELECT \(unescaped: PostgresSchema.jobColumns), claim FROM job WHERE id = \(id) FOR UPDATE",
+          logger: self.logger
+        ).collect()
+        guard let row = rows.first else { return nil }
+        // Fencing: a job this daemon claimed changes only while it still carries this daemon's claim.
+        if let token, try row.makeRandomAccess()[PostgresSchema.claimColumn].decode(String?.self) != token {
+          throw OwnershipLost(job: id)
+        }
+        var job = try Job(postgres: row)
+        let changed = change(&job)
+        if changed { try await self.save(job, connection) }
+        return (job, changed)
+      }
+    } catch let lost as OwnershipLost {
+      claims.withLock { _ = $0.removeValue(forKey: id) }
+      throw lost
+    }
+    if let (job, _) = result, job.state != .printing { claims.withLock { _ = $0.removeValue(forKey: id) } }
+    return result.map { ($0.0, changed: $0.1) }
+  }
+
+  /// The claim, on the connection that holds the printer (a daemon that lost it cannot claim),
+  /// under the printer's submission lock taken exclusively: every job with a lower sequence is
+  /// committed when the head is chosen.
+  func updateHead(of printer: String, _ change: @escaping @Sendable (inout Job) -> Bool) async throws -> (
+    Job, changed: Bool
+  )? {
     guard let ownership = owners.withLock({ $0[printer] }) else { return nil }
-    let session = ownership.session
-    let rows = try guarded {
-      try sessions.run("BEGIN", on: session)
-      do {
-        // Waits for submissions to this printer in flight (they hold the lock shared): every job
-        // with a lower sequence is committed when the head is chosen.
-        try sessions.run(
-          "SELECT pg_advisory_xact_lock(\(PostgresSchema.submitLock), hashtext(\(printer)))", on: session)
-        let rows = try sessions.run(
-          """
-          WITH head AS (
-            SELECT sequence, state, "notBefore" FROM job
+    let logger = self.logger
+    let result: (Job, Bool)? = try await guarded {
+      try await bounded(timeout, what: url.redacted, onTimeout: { try? await ownership.connection.close() }) { _ in
+        try await Self.transaction(on: ownership.connection, logger) { connection in
+          try await connection.query(
+            "SELECT pg_advisory_xact_lock(\(PostgresSchema.submitLock), hashtext(\(printer)))", logger: logger)
+          let rows = try await connection.query(
+            """
+            SELECT \(unescaped: PostgresSchema.jobColumns) FROM job
             WHERE printer = \(printer) AND state IN ('queued', 'printing')
-            ORDER BY sequence LIMIT 1 FOR UPDATE SKIP LOCKED)
-          UPDATE job SET state = 'printing', attempts = job.attempts + 1, stage = 'rendering', "updatedAt" = \(now),
-            claim = \(ownership.token)
-          FROM head
-          WHERE job.sequence = head.sequence AND head.state = 'queued' AND head."notBefore" <= \(now)
-            AND head.sequence = (SELECT min(sequence) FROM job
-                                 WHERE printer = \(printer) AND state IN ('queued', 'printing'))
-          RETURNING \(unescaped: PostgresSchema.jobColumns.split(separator: ",").map { "job." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
-          """, on: session)
-        try sessions.run("COMMIT", on: session)
-        return rows
-      } catch {
-        _ = try? sessions.run("ROLLBACK", on: session)
-        throw error
+              AND sequence = (SELECT min(sequence) FROM job WHERE printer = \(printer) AND state IN ('queued', 'printing'))
+            FOR UPDATE SKIP LOCKED
+            """, logger: logger
+          ).collect()
+          guard let row = rows.first else { return nil }
+          var job = try Job(postgres: row)
+          let changed = change(&job)
+          if changed { try await self.save(job, claim: ownership.token, connection) }
+          return (job, changed)
+        }
       }
     }
-    guard let row = rows.first else { return nil }
-    let job = try Job(postgres: row)
-    claims.withLock { $0[job.id] = ownership.token }
-    return job
+    guard let (job, changed) = result else { return nil }
+    if changed { claims.withLock { $0[job.id] = ownership.token } }
+    return (job, changed: changed)
   }
 
-  /// Changes a job; a job this daemon claimed changes only while its claim stands (a daemon that
-  /// lost the printer cannot overwrite what the new owner did). Returns the job as stored.
-  @discardableResult
-  func update(_ id: String, set: PostgresQuery, finished: Bool = false) throws -> Job? {
-    let token = claims.withLock { $0[id] }
-    var sql = "UPDATE job SET " + set.sql + " WHERE id = $\(set.binds.count + 1)"
-    var binds = set.binds
-    binds.append(id)
-    if let token {
-      sql += " AND claim = $\(binds.count + 1)"
-      binds.append(token)
+  func updateAll(printer: String, state: Job.State, _ change: @escaping @Sendable (inout Job) -> Bool)
+    async throws -> [Job]
+  {
+    try await transaction { connection in
+      let rows = try await connection.query(
+        """
+        SELECT \(unescaped: PostgresSchema.jobColumns) FROM job WHERE printer = \(printer) AND state = \(state.rawValue)
+        ORDER BY sequence FOR UPDATE
+        """, logger: self.logger
+      ).collect()
+      var changed: [Job] = []
+      for row in rows {
+        var job = try Job(postgres: row)
+        guard change(&job) else { continue }
+        try await self.save(job, connection)
+        changed.append(job)
+      }
+      return changed
     }
-    sql += " RETURNING " + PostgresSchema.jobColumns
-    let job = try jobs(PostgresQuery(unsafeSQL: sql, binds: binds)).first
-    if token != nil, job == nil, try self.job(id) != nil {
-      claims.withLock { _ = $0.removeValue(forKey: id) }
-      throw OwnershipLost(job: id)
-    }
-    if finished { claims.withLock { _ = $0.removeValue(forKey: id) } }
-    return job
   }
 
-  public func markSent(_ id: String, processID: String?, now: Date) throws -> Job {
-    let set: PostgresQuery = """
-      interruptions = interruptions + (CASE WHEN "sentAt" IS NULL THEN 0 ELSE 1 END),
-      "sentAt" = \(now), "processID" = \(processID), stage = 'printer', "updatedAt" = \(now)
+  /// Writes back every field a rule can change. A job that is no longer printing carries no
+  /// claim; `claim` (a token) records this daemon's claim of it.
+  private func save(_ job: Job, claim: String? = nil, _ connection: PostgresConnection) async throws {
+    try await connection.query(
       """
-    guard let job = try update(id, set: set) else { throw StoreUnavailable(reason: "job \(id) is not in the store") }
-    return job
+      UPDATE job SET printer = \(job.printer), state = \(job.state.rawValue), attempts = \(job.attempts),
+        crashes = \(job.crashes), error = \(job.error), "cupsJobID" = \(job.cupsJobID),
+        "printerState" = \(job.printerState), "updatedAt" = \(job.updatedAt), "notBefore" = \(job.notBefore),
+        "fallbackFor" = \(job.fallbackFor), "failoverReason" = \(job.failoverReason),
+        "documentSHA256" = \(job.documentSHA256), "sentAt" = \(job.sentAt), "processID" = \(job.processID),
+        interruptions = \(job.interruptions), stage = \(job.stage?.rawValue),
+        claim = CASE WHEN \(job.state.rawValue) <> 'printing' THEN NULL ELSE coalesce(\(claim), claim) END
+      WHERE sequence = \(job.sequence)
+      """, logger: logger)
   }
-
-  public func markHandedOver(_ id: String, now: Date) throws {
-    try update(id, set: #"stage = 'printer', "updatedAt" = \#(now)"#)
-  }
-
-  public func complete(_ id: String, cupsJobID: Int?, documentSHA256: String?, now: Date) throws {
-    try update(
-      id,
-      set: """
-        state = 'completed', stage = NULL, "documentSHA256" = coalesce(\(documentSHA256), "documentSHA256"),
-        "cupsJobID" = coalesce(\(cupsJobID), "cupsJobID"), error = NULL, "printerState" = NULL, "updatedAt" = \(now)
-        """, finished: true)
-  }
-
-  public func fail(_ id: String, error: String, retryAt: Date?, state: Job.State, now: Date) throws {
-    let next = retryAt == nil ? state.rawValue : Job.State.queued.rawValue
-    try update(
-      id,
-      set: """
-        error = \(error), "updatedAt" = \(now), state = \(next), stage = NULL, "notBefore" = coalesce(\(retryAt), "notBefore")
-        """, finished: true)
-  }
-
-  public func progress(_ id: String, cupsJobID: Int, printerState: String?, now: Date) throws {
-    try update(
-      id,
-      set: #""cupsJobID" = \#(cupsJobID), stage = 'printer', "printerState" = \#(printerState), "updatedAt" = \#(now)"#)
-  }
-
-  public func requeue(_ id: String, now: Date) throws {
-    try update(id, set: #"state = 'queued', stage = NULL, "updatedAt" = \#(now)"#, finished: true)
-  }
-
-  public func cancel(_ id: String, now: Date) throws -> Job? {
-    let canceled = try jobs(
-      #"""
-      UPDATE job SET state = 'canceled', "updatedAt" = \#(now) WHERE id = \#(id) AND state = 'queued'
-      RETURNING \#(unescaped: PostgresSchema.jobColumns)
-      """#
-    ).first
-    return try canceled ?? job(id)
-  }
-
-  public func retry(_ id: String, now: Date) throws -> Job? {
-    let retried = try jobs(
-      #"""
-      UPDATE job SET state = 'queued', attempts = 0, "notBefore" = \#(now), "updatedAt" = \#(now)
-      WHERE id = \#(id) AND state IN ('failed', 'dead')
-      RETURNING \#(unescaped: PostgresSchema.jobColumns)
-      """#
-    ).first
-    return try retried ?? job(id)
-  }
-}
-
-/// Another daemon took the printer over (this one lost its database session): the job is
-/// theirs now, and this daemon must not record anything more about it.
-struct OwnershipLost: Error, CustomStringConvertible {
-  let job: String
-  var description: String { "job \(job) was taken over by another daemon (this one lost its printer)" }
 }

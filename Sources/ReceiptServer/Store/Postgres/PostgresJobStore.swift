@@ -1,5 +1,5 @@
-public import Foundation
-public import Logging
+import Foundation
+import Logging
 import NIOCore
 import PostgresNIO
 import Synchronization
@@ -7,98 +7,174 @@ import Synchronization
 /// Jobs in a PostgreSQL database shared by several daemons (`--db postgres://…`).
 ///
 /// - Durability: a submission is committed (PostgreSQL's WAL flushed, `synchronous_commit` on)
-///   before `accept` returns; nothing is half-stored (one transaction per submission or order).
+///   before `insert` returns; nothing is half-stored (one transaction per submission or order).
 /// - Order: submissions to one printer take a transaction-level advisory lock, so `sequence`
 ///   order is commit order; a claim takes the printer's head with `FOR UPDATE SKIP LOCKED` and
 ///   only if nothing older is open, so FIFO holds however many daemons claim.
-/// - Ownership: one daemon drives a printer at a time (see ``own(printer:maxCrashes:now:)``).
+/// - Ownership: one daemon drives a printer at a time (see ``takeOwnership(of:)``).
 /// - Wake-ups: a trigger `NOTIFY`s every change of a job; each daemon `LISTEN`s (see
 ///   ``PostgresListener``).
-public final class PostgresJobStore: JobStore, Sendable {
-  let sessions: PostgresSessions
+///
+/// A thin driver over postgres-nio's async `PostgresClient` (a connection pool, run by the store
+/// in a task of its own) and, per owned printer, a connection of its own: nothing waits on a
+/// thread, and every operation is bounded (``timeout``): PostgreSQL unreachable or stalled is
+/// ``StoreUnavailable`` (`503` with `Retry-After`), never a hung request.
+final class PostgresJobStore: JobStore, Sendable {
+  let client: PostgresClient
+  let url: PostgresURL
   let logger: Logger
   /// This daemon, in `printer_owner` and in claims (host, process, start).
   let instance: String
   let health = Mutex<String?>(nil)
-  /// Printers this daemon owns: their ownership session and fencing token.
+  /// Printers this daemon owns: their ownership connection and fencing token.
   let owners = Mutex<[String: PrinterOwnership]>([:])
   /// Jobs this daemon claimed, with the token of the ownership they were claimed under.
   let claims = Mutex<[String: String]>([:])
+  let observers = Mutex<[@Sendable (String) -> Void]>([])
   let listener: PostgresListener
-  /// Submissions run here: they wait for PostgreSQL on these threads, not on the concurrency pool.
-  let submitters = BlockingExecutor(name: "receipt postgres", threads: 8, capacity: 4096)
+  /// The pool's run loop, and the schema migration every operation waits for.
+  private let running: Task<Void, Never>
+  let migrated: Task<Void, any Error>
+  /// How long one operation may take (a lease, a query, a transaction).
+  let timeout: Duration
 
-  /// Connects, migrates the schema and starts listening for changes.
-  public init(url: PostgresURL, logger: Logger = Logger(label: "receipt.postgres")) throws {
-    sessions = PostgresSessions(url: url, logger: logger)
+  /// Connects (in the background), migrates the schema and starts listening for changes; an
+  /// unreachable database is reported by the first operation (``open()`` at the daemon's start).
+  init(url: PostgresURL, timeout: Duration = .seconds(15), logger: Logger = Logger(label: "receipt.postgres"))
+    throws
+  {
+    self.url = url
     self.logger = logger
+    self.timeout = timeout
     instance = "\(ProcessInfo.processInfo.hostName) pid \(getpid()) \(UUID().uuidString.prefix(8).lowercased())"
-    listener = PostgresListener(sessions: sessions, logger: logger)
-    do {
-      try PostgresSchema.migrate(sessions)
-    } catch let error as StatementError {
-      sessions.shutdown()
-      throw StoreUnavailable(reason: "cannot migrate \(url.redacted): \(error)")
-    } catch {
-      sessions.shutdown()
-      throw error
+    var configuration = url.clientConfiguration
+    configuration.options.maximumConnections = 16
+    // The pool's own reports of connection attempts stay quiet: an unreachable database is
+    // reported once, by the operation that needed it (StoreUnavailable, 503).
+    var background = logger
+    background.logLevel = .error
+    let client = PostgresClient(configuration: configuration, backgroundLogger: background)
+    self.client = client
+    running = Task { await client.run() }
+    let (name, limit) = (url.redacted, timeout)
+    migrated = Task {
+      do {
+        try await bounded(limit, what: name) { _ in try await PostgresSchema.migrate(client, logger: logger) }
+      } catch let error as StatementError {
+        throw StoreUnavailable(reason: "cannot migrate \(name): \(error)")
+      } catch let error as StoreUnavailable {
+        throw StoreUnavailable(reason: "cannot reach \(name): \(error.reason)")
+      }
     }
+    listener = PostgresListener(url: url, logger: logger)
     listener.start(store: self)
   }
 
   deinit {
     listener.stop()
-    submitters.shutdown(threads: 8)
-    let owned = owners.withLock { $0 }
-    for ownership in owned.values { ownership.session.hangUp() }
-    let sessions = self.sessions
-    Thread.detachNewThread { sessions.shutdown() }
+    // A store dropped without ``close()`` (a test's second daemon): its printers' connections
+    // are closed, each kept until it is (postgres-nio requires a connection closed first).
+    for ownership in owners.withLock({ Array($0.values) }) {
+      let connection = ownership.connection
+      connection.close().whenComplete { _ in _ = connection }
+    }
+    running.cancel()
   }
 
-  /// Runs a store operation, recording whether the database answers.
-  func guarded<T>(_ body: () throws -> T) throws -> T {
+  // MARK: Lifecycle
+
+  func open() async throws {
+    try await migrated.value
+  }
+
+  func close() async {
+    listener.stop()
+    for (printer, ownership) in owners.withLock({ $0 }) {
+      logger.debug("closing the ownership session of \(printer)")
+      try? await ownership.connection.close()
+    }
+    running.cancel()
+  }
+
+  // MARK: Running queries
+
+  /// Runs `body` with a pooled connection, bounded: PostgreSQL errors become
+  /// ``StoreUnavailable`` (a statement the server refused stays a ``StatementError``).
+  func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws
+    -> T
+  {
+    try await migrated.value
+    return try await guarded {
+      try await bounded(self.timeout, what: self.url.redacted) { deadline in
+        try await self.client.withConnection { connection in
+          try deadline.check()
+          return try await body(connection)
+        }
+      }
+    }
+  }
+
+  /// Runs `body` in a transaction on a pooled connection: committed when it returns, rolled back
+  /// when it throws (nothing half-stored).
+  func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    try await withConnection { connection in try await Self.transaction(on: connection, self.logger, body) }
+  }
+
+  /// `BEGIN`, `body`, `COMMIT` on a connection (`ROLLBACK` when `body` throws; its error is kept).
+  static func transaction<T>(
+    on connection: PostgresConnection, _ logger: Logger, _ body: (PostgresConnection) async throws -> T
+  ) async throws -> T {
+    try await connection.query("BEGIN", logger: logger)
     do {
-      let result = try body()
+      let result = try await body(connection)
+      try await connection.query("COMMIT", logger: logger)
+      return result
+    } catch {
+      _ = try? await connection.query("ROLLBACK", logger: logger)
+      throw error
+    }
+  }
+
+  /// The rows of a query on a pooled connection.
+  func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
+    try await withConnection { connection in try await connection.query(query, logger: self.logger).collect() }
+  }
+
+  func jobs(_ query: PostgresQuery) async throws -> [Job] {
+    try await rows(query).map(Job.init(postgres:))
+  }
+
+  /// Runs a store operation, recording whether the database answers; errors of the connection
+  /// become ``StoreUnavailable``.
+  func guarded<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+      let result = try await body()
       health.withLock { $0 = nil }
       return result
     } catch let error as StoreUnavailable {
       health.withLock { $0 = error.reason }
       throw error
-    } catch let error as StatementError where !error.isUniqueViolation {
-      throw StoreUnavailable(reason: error.description)
+    } catch let error as OwnershipLost {
+      throw error
+    } catch let error as PSQLError where error.code == .server {
+      throw StatementError(error)
+    } catch let error as StatementError {
+      throw error
+    } catch {
+      let reason = "\(url.redacted): \(StatementError.describe(error))"
+      health.withLock { $0 = reason }
+      throw StoreUnavailable(reason: reason)
     }
   }
 
-  func query(_ query: PostgresQuery) throws -> [PostgresRow] {
-    try guarded { try sessions.withConnection { try sessions.run(query, on: $0) } }
+  // MARK: Reads
+
+  func job(_ id: String) async throws -> Job? {
+    try await jobs("SELECT \(unescaped: PostgresSchema.jobColumns) FROM job WHERE id = \(id)").first
   }
 
-  func jobs(_ query: PostgresQuery) throws -> [Job] {
-    try self.query(query).map(Job.init(postgres:))
-  }
-
-  func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-    try guarded { try sessions.transaction(body) }
-  }
-
-  // MARK: Observers
-
-  public func observeWork(_ handler: @escaping @Sendable (String) -> Void) {
-    listener.addWorkHandler(handler)
-  }
-
-  public func observeChanges(_ listener: any JobChangeListener) {
-    self.listener.addChangeListener(listener)
-  }
-
-  // MARK: Reading
-
-  public func job(_ id: String) throws -> Job? {
-    try jobs("SELECT \(unescaped: PostgresSchema.jobColumns) FROM job WHERE id = \(id)").first
-  }
-
-  public func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) throws -> [Job] {
-    try jobs(
+  func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) async throws -> [Job] {
+    try await jobs(
       """
       SELECT \(unescaped: PostgresSchema.jobColumns) FROM job
       WHERE (\(state?.rawValue)::text IS NULL OR state = \(state?.rawValue))
@@ -108,51 +184,87 @@ public final class PostgresJobStore: JobStore, Sendable {
       """)
   }
 
-  public func nextDue(printer: String) throws -> Date? {
-    let head = try jobs(
+  func head(of printer: String) async throws -> Job? {
+    try await jobs(
       """
       SELECT \(unescaped: PostgresSchema.jobColumns) FROM job
       WHERE printer = \(printer) AND state IN ('queued', 'printing') ORDER BY sequence LIMIT 1
       """
     ).first
-    guard let head, head.state == .queued else { return nil }
-    return head.notBefore
   }
 
-  public func interrupted() throws -> [Job] {
-    try jobs("SELECT \(unescaped: PostgresSchema.jobColumns) FROM job WHERE state = 'printing' ORDER BY sequence")
-  }
-
-  public func counts() throws -> [String: [String: Int]] {
+  func counts() async throws -> [String: [String: Int]] {
     var result: [String: [String: Int]] = [:]
-    for row in try query("SELECT printer, state, count(*) FROM job GROUP BY printer, state") {
+    for row in try await rows("SELECT printer, state, count(*) FROM job GROUP BY printer, state") {
       let (printer, state, count) = try row.decode((String, String, Int).self)
       result[printer, default: [:]][state] = count
     }
     return result
   }
 
-  public func writeProblem() -> String? {
+  func writeProblem() async -> String? {
+    // A probe write, as on SQLite: the database answers and takes writes.
     do {
-      _ = try query("SELECT 1")
+      _ = try await transaction { connection in
+        try await connection.query(
+          """
+          INSERT INTO receipt_probe (instance, at) VALUES (\(self.instance), now())
+          ON CONFLICT (instance) DO UPDATE SET at = excluded.at
+          """, logger: self.logger)
+      }
       return nil
     } catch {
       return health.withLock { $0 } ?? "\(error)"
     }
   }
 
-  /// Recovery happens per printer when a daemon takes it over (``own(printer:maxCrashes:now:)``):
-  /// other daemons may be printing their printers' jobs right now.
-  public func recover(maxCrashes: Int, now: Date) throws -> [Job] { [] }
+  // MARK: Notifications
 
-  /// A clean stop is recorded per printer when its worker gives it up (``release(printer:)``).
-  public func markCleanShutdown() throws {}
+  func observeWork(_ handler: @escaping @Sendable (String) -> Void) {
+    observers.withLock { $0.append(handler) }
+  }
+
+  func observeChanges(_ listener: any JobChangeListener) {
+    self.listener.addChangeListener(listener)
+  }
+
+  /// Nothing to do here: the database announces every change that gives a printer work
+  /// (`receipt_work`, from a trigger) to every daemon, this one included, and the listener wakes
+  /// this daemon's workers then (``announce(_:)``) — once per change.
+  func notify(_ printer: String) {}
+
+  /// Tells this daemon's work observers what the database announced.
+  func announce(_ printer: String) {
+    for handler in observers.withLock({ $0 }) { handler(printer) }
+  }
 }
 
-/// A printer this daemon owns: the session that holds its advisory lock, and the fencing token
-/// (`instance#epoch`) its claims carry.
+/// A printer this daemon owns: the connection that holds its advisory lock, and the fencing
+/// token (`instance#epoch`) its claims carry.
 struct PrinterOwnership: Sendable {
-  let session: PostgresConnection
+  let connection: PostgresConnection
   let epoch: Int64
   let token: String
+}
+
+/// The server refused a statement (a constraint, a type error): the connection is fine.
+struct StatementError: Error, CustomStringConvertible {
+  let sqlState: String
+  let message: String
+
+  init(_ error: PSQLError) {
+    sqlState = error.serverInfo?[.sqlState] ?? ""
+    message = error.serverInfo?[.message] ?? "\(error.code)"
+  }
+
+  var description: String { "PostgreSQL refused a statement (\(sqlState)): \(message)" }
+  /// A unique constraint was violated (another daemon stored the same key first).
+  var isUniqueViolation: Bool { sqlState == "23505" }
+
+  /// A PostgreSQL error's message without the query (which may hold an order's data).
+  static func describe(_ error: any Error) -> String {
+    guard let error = error as? PSQLError else { return "\(error)" }
+    if let message = error.serverInfo?[.message] { return message }
+    return "\(error.code)"
+  }
 }

@@ -3,171 +3,121 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// `LISTEN`s for the store's notifications on a session of its own and passes them on from a
-/// thread of its own (never the event loop): `receipt_work` (a printer may have work: its
-/// worker wakes) and `receipt_jobs` (a job changed, as committed: the event feed tells its
-/// listeners, in commit order — PostgreSQL delivers notifications in commit order).
+/// `LISTEN`s for the store's notifications on a connection of its own, in a task of its own:
+/// `receipt_work` (a printer may have work: its worker wakes) and `receipt_jobs` (a job changed,
+/// as committed: the event feed tells its listeners, in commit order — PostgreSQL delivers
+/// notifications in commit order, and they are handled one after another).
 ///
-/// A lost session is opened again after a second; then every printer with queued jobs is woken
+/// A lost connection is opened again after a second; then every printer with queued jobs is woken
 /// and the event feed told it missed changes, as notifications sent meanwhile are gone.
 final class PostgresListener: Sendable {
-  private struct State {
-    var workHandlers: [@Sendable (String) -> Void] = []
-    var changeListeners: [any JobChangeListener] = []
-    /// Notifications not yet handled, in arrival order.
-    var pending: [(channel: String, payload: String)] = []
-    var session: PostgresConnection?
-    var stopped = false
-    var reconnected = false
-  }
-
-  private let sessions: PostgresSessions
+  private let url: PostgresURL
   private let logger: Logger
-  private let state = Mutex(State())
-  private let signal = NSCondition()
+  private let changeListeners = Mutex<[any JobChangeListener]>([])
+  private let task = Mutex<Task<Void, Never>?>(nil)
+  private let connection = Mutex<PostgresConnection?>(nil)
 
-  init(sessions: PostgresSessions, logger: Logger) {
-    self.sessions = sessions
+  init(url: PostgresURL, logger: Logger) {
+    self.url = url
     self.logger = logger
   }
 
-  func addWorkHandler(_ handler: @escaping @Sendable (String) -> Void) {
-    state.withLock { $0.workHandlers.append(handler) }
-  }
-
   func addChangeListener(_ listener: any JobChangeListener) {
-    state.withLock { $0.changeListeners.append(listener) }
+    changeListeners.withLock { $0.append(listener) }
   }
 
-  /// Starts the listening thread (it holds the store weakly and ends with it).
+  /// Starts listening (the task holds the store weakly and ends with it or with ``stop()``).
   func start(store: PostgresJobStore) {
-    let thread = Thread { [weak store, self] in self.loop(store: { store }) }
-    thread.name = "receipt postgres listener"
-    thread.start()
+    let reference = WeakStore(store)
+    let listening = Task {
+      var first = true
+      while !Task.isCancelled, reference.store != nil {
+        do {
+          try await self.listen(to: reference, catchingUp: !first)
+        } catch {
+          if !Task.isCancelled { self.logger.warning("cannot listen for job notifications: \(error); trying again") }
+        }
+        first = false
+        guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
+      }
+    }
+    task.withLock { $0 = listening }
   }
 
   func stop() {
-    let session = state.withLock { state in
-      state.stopped = true
-      return state.session
+    task.withLock { $0?.cancel() }
+    if let open = connection.withLock({ $0.take() }) { Task { try? await open.close() } }
+  }
+
+  /// One connection's life: `LISTEN` on both channels (then, after a reconnection, catch up), then
+  /// hand notifications on until it ends. The store is held weakly: the listening ends with it.
+  private func listen(to store: WeakStore, catchingUp: Bool) async throws {
+    let session = try await PostgresConnection.connect(
+      configuration: url.configuration, id: Int.random(in: 1...1 << 30), logger: logger)
+    connection.withLock { $0 = session }
+    defer {
+      connection.withLock { $0 = nil }
+      Task { try? await session.close() }
     }
-    session?.hangUp()
-    poke()
-  }
-
-  private func poke() {
-    signal.lock()
-    signal.broadcast()
-    signal.unlock()
-  }
-
-  private func loop(store: () -> PostgresJobStore?) {
-    var first = true
-    while !state.withLock({ $0.stopped }) {
-      let live = state.withLock { $0.session.map { !$0.isClosed } ?? false }
-      if !live {
-        if !first { Thread.sleep(forTimeInterval: 1) }
-        guard connect() else { continue }
-        if !first { state.withLock { $0.reconnected = true } }
-        first = false
-      }
-      let (notes, reconnected) = state.withLock { state in
-        defer {
-          state.pending = []
-          state.reconnected = false
-        }
-        return (state.pending, state.reconnected)
-      }
-      if notes.isEmpty && !reconnected {
-        signal.lock()
-        _ = signal.wait(until: Date().addingTimeInterval(1))
-        signal.unlock()
-        continue
-      }
-      guard let store = store() else { return }
-      if reconnected { catchUp(store) }
-      deliver(notes, store)
-    }
-  }
-
-  /// Opens the session and listens on both channels; false when the database is not reachable.
-  private func connect() -> Bool {
-    do {
-      let session = try sessions.connect()
-      for channel in ["receipt_work", "receipt_jobs"] {
-        session.addListener(channel: channel) { [weak self] _, note in
-          guard let self else { return }
-          state.withLock { $0.pending.append((note.channel, note.payload)) }
-          poke()
+    try await session.listen(on: "receipt_work") { work in
+      try await session.listen(on: "receipt_jobs") { jobs in
+        if catchingUp, let store = store.store { await self.catchUp(store) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          group.addTask {
+            for try await note in work { store.store?.announce(note.payload) }
+          }
+          group.addTask {
+            for try await note in jobs {
+              guard let store = store.store else { return }
+              await self.deliver(note.payload, store)
+            }
+          }
+          try await group.next()
+          group.cancelAll()
         }
       }
-      // A round trip makes sure the LISTENs are in place before work is looked for.
-      try sessions.run("SELECT 1", on: session)
-      state.withLock { $0.session = session }
-      return true
-    } catch {
-      logger.warning("cannot listen for job notifications: \(error); trying again")
-      return false
     }
   }
 
-  private func catchUp(_ store: PostgresJobStore) {
-    let printers = (try? store.query("SELECT DISTINCT printer FROM job WHERE state = 'queued'")) ?? []
-    let handlers = state.withLock { $0.workHandlers }
+  /// After a reconnection: wakes the printers with queued jobs and tells the event feed that
+  /// changes were missed.
+  private func catchUp(_ store: PostgresJobStore) async {
+    let printers = (try? await store.rows("SELECT DISTINCT printer FROM job WHERE state = 'queued'")) ?? []
     for row in printers {
-      guard let printer = try? row.decode(String.self) else { continue }
-      for handler in handlers { handler(printer) }
+      if let printer = try? row.decode(String.self) { store.announce(printer) }
     }
-    for listener in state.withLock({ $0.changeListeners }) { listener.changesMissed() }
+    for listener in changeListeners.withLock({ $0 }) { listener.changesMissed() }
   }
 
-  private func deliver(_ notes: [(channel: String, payload: String)], _ store: PostgresJobStore) {
-    let (handlers, listeners) = state.withLock { ($0.workHandlers, $0.changeListeners) }
-    var printers: [String] = []
-    // Each change as it was committed (the job from the notification), or its sequence where
-    // the notification had no room for the job (read back now).
-    var changes: [Change] = []
-    for note in notes {
-      if note.channel == "receipt_work" {
-        if !printers.contains(note.payload) { printers.append(note.payload) }
-        continue
-      }
-      let parts = note.payload.split(separator: " ", maxSplits: 1)
-      guard let sequence = parts.first.flatMap({ Int64($0) }) else { continue }
-      if parts.count == 2, let job = try? JSONDecoder().decode(NotifiedJob.self, from: Data(parts[1].utf8)).job {
-        changes.append(.job(job))
-      } else {
-        changes.append(.sequence(sequence))
-      }
-    }
-    for printer in printers { for handler in handlers { handler(printer) } }
-    guard !changes.isEmpty, !listeners.isEmpty else { return }
+  /// One job change: the job as the notification carries it, or (when it had no room) read back.
+  private func deliver(_ payload: String, _ store: PostgresJobStore) async {
+    let listeners = changeListeners.withLock { $0 }
+    guard !listeners.isEmpty else { return }
     let wanting = listeners.filter(\.wantsChanges)
     for listener in listeners where !listener.wantsChanges { listener.changesMissed() }
     guard !wanting.isEmpty else { return }
-    let missing = changes.compactMap { if case .sequence(let n) = $0 { n } else { nil } }
-    var read: [Int64: Job] = [:]
-    if !missing.isEmpty {
-      guard
-        let jobs = try? store.jobs(
-          "SELECT \(unescaped: PostgresSchema.jobColumns) FROM job WHERE sequence = ANY(\(missing))")
-      else {
-        for listener in wanting { listener.changesMissed() }
-        return
-      }
-      read = Dictionary(jobs.map { ($0.sequence, $0) }, uniquingKeysWith: { a, _ in a })
+    let parts = payload.split(separator: " ", maxSplits: 1)
+    guard let sequence = parts.first.flatMap({ Int64($0) }) else { return }
+    var job = parts.count == 2 ? try? JSONDecoder().decode(NotifiedJob.self, from: Data(parts[1].utf8)).job : nil
+    if job == nil {
+      job = try? await store.jobs(
+        "SELECT \(unescaped: PostgresSchema.jobColumns) FROM job WHERE sequence = \(sequence)"
+      ).first
     }
-    let jobs = changes.compactMap { change -> Job? in
-      switch change {
-      case .job(let job): job
-      case .sequence(let sequence): read[sequence]
-      }
+    guard let job else {
+      for listener in wanting { listener.changesMissed() }
+      return
     }
-    for listener in wanting { listener.jobsChanged(jobs) }
+    for listener in wanting { listener.jobsChanged([job]) }
   }
+}
 
-  private enum Change {
-    case job(Job)
-    case sequence(Int64)
-  }
+/// The store, held weakly: the listening ends when the store goes.
+final class WeakStore: Sendable {
+  private let reference: Mutex<Weak>
+  private struct Weak { weak var store: PostgresJobStore? }
+
+  init(_ store: PostgresJobStore) { reference = Mutex(Weak(store: store)) }
+
+  var store: PostgresJobStore? { reference.withLock { $0.store } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 
 /// The PostgreSQL store's schema, as numbered migrations (the SQLite store's are GRDB
@@ -11,6 +12,8 @@ enum PostgresSchema {
   static let ownerLock: Int32 = 0x7263_7001
   static let submitLock: Int32 = 0x7263_7002
 
+  /// Where `claim` is when a query selects it after ``jobColumns``.
+  static let claimColumn = 30
   /// The job's columns, in the order ``Job/init(postgres:)`` reads them.
   static let jobColumns = """
     sequence, id, "idempotencyKey", printer, template, data, locale, copies, state, attempts, crashes, error, \
@@ -142,26 +145,34 @@ enum PostgresSchema {
         """,
       ]
     ),
+    (
+      3, "a table for probe writes (readiness after a failed write)",
+      ["CREATE TABLE receipt_probe (instance text PRIMARY KEY, at timestamptz NOT NULL)"]
+    ),
   ]
 
-  /// Brings the database up to the newest schema.
-  static func migrate(_ sessions: PostgresSessions) throws {
-    try sessions.transaction { connection in
-      try sessions.run("SELECT pg_advisory_xact_lock(\(migrationLock), 0)", on: connection)
-      try sessions.run(
-        """
-        CREATE TABLE IF NOT EXISTS receipt_migrations (
-          version integer PRIMARY KEY, name text NOT NULL, "appliedAt" timestamptz NOT NULL DEFAULT now())
-        """, on: connection)
-      let applied = Set(
-        try sessions.run("SELECT version FROM receipt_migrations", on: connection).map {
-          try $0.decode(Int.self)
-        })
-      for migration in migrations where !applied.contains(migration.version) {
-        for statement in migration.sql { try sessions.run(PostgresQuery(unsafeSQL: statement), on: connection) }
-        try sessions.run(
-          "INSERT INTO receipt_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
-          on: connection)
+  /// Brings the database up to the newest schema, in one transaction.
+  static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+    try await client.withConnection { connection in
+      try await PostgresJobStore.transaction(on: connection, logger) { connection in
+        try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock), 0)", logger: logger)
+        try await connection.query(
+          """
+          CREATE TABLE IF NOT EXISTS receipt_migrations (
+            version integer PRIMARY KEY, name text NOT NULL, "appliedAt" timestamptz NOT NULL DEFAULT now())
+          """, logger: logger)
+        var applied = Set<Int>()
+        for row in try await connection.query("SELECT version FROM receipt_migrations", logger: logger).collect() {
+          applied.insert(try row.decode(Int.self))
+        }
+        for migration in migrations where !applied.contains(migration.version) {
+          for statement in migration.sql {
+            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+          }
+          try await connection.query(
+            "INSERT INTO receipt_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
+            logger: logger)
+        }
       }
     }
   }

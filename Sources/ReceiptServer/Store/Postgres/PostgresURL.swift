@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import PostgresNIO
 import ReceiptKit
 
@@ -6,23 +6,23 @@ import ReceiptKit
 /// or a local socket directory as `postgres://user@/database?host=/var/run/postgresql`.
 /// `sslmode=disable` (the default) is the only mode: keep the database on a trusted network or
 /// on the same machine.
-public struct PostgresURL: Sendable, CustomStringConvertible {
-  public var user: String
-  public var password: String?
+package struct PostgresURL: Sendable, CustomStringConvertible {
+  package var user: String
+  package var password: String?
   /// Host name or address; nil with a socket directory.
-  public var host: String?
-  public var port: Int
+  package var host: String?
+  package var port: Int
   /// The directory of PostgreSQL's Unix socket (`?host=/path`).
-  public var socketDirectory: String?
-  public var database: String
+  package var socketDirectory: String?
+  package var database: String
 
   /// Whether `string` names a PostgreSQL database (not a SQLite file).
-  public static func isPostgres(_ string: String) -> Bool {
+  package static func isPostgres(_ string: String) -> Bool {
     string.hasPrefix("postgres://") || string.hasPrefix("postgresql://")
   }
 
   /// Parses `string`; the error says what is wrong and what the form is.
-  public init(_ string: String) throws {
+  package init(_ string: String) throws {
     let form = "the form is postgres://user[:password]@host[:port]/database"
     guard Self.isPostgres(string), let components = URLComponents(string: string) else {
       throw ReceiptError(.data, "'\(Self.redact(string))' is not a PostgreSQL URL; \(form)")
@@ -59,12 +59,12 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
   }
 
   /// The URL without its password, for messages and logs.
-  public var redacted: String {
+  package var redacted: String {
     let address = socketDirectory.map { "@/\(database)?host=\($0)" } ?? "@\(host ?? ""):\(port)/\(database)"
     return "postgres://\(user)" + (password == nil ? "" : ":***") + address
   }
 
-  public var description: String { redacted }
+  package var description: String { redacted }
 
   static func redact(_ string: String) -> String {
     guard var components = URLComponents(string: string), components.password != nil else { return string }
@@ -72,6 +72,21 @@ public struct PostgresURL: Sendable, CustomStringConvertible {
     return components.string ?? string
   }
 
+  /// The pool's configuration.
+  var clientConfiguration: PostgresClient.Configuration {
+    var configuration: PostgresClient.Configuration
+    if let socketDirectory {
+      configuration = .init(
+        unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: user, password: password, database: database)
+    } else {
+      configuration = .init(
+        host: host ?? "localhost", port: port, username: user, password: password, database: database, tls: .disable)
+    }
+    configuration.options.connectTimeout = .seconds(5)
+    return configuration
+  }
+
+  /// A single connection's configuration (an owned printer's session, the listener).
   var configuration: PostgresConnection.Configuration {
     var configuration: PostgresConnection.Configuration
     if let socketDirectory {

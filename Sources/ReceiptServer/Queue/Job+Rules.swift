@@ -1,0 +1,164 @@
+import Foundation
+
+/// The queue's rules, written once: every change of a job's state is a function of the job (and
+/// the time) alone. The stores (``SQLiteJobStore``, ``PostgresJobStore``) only load, lock and save
+/// around them — see ``JobStore`` — so the two cannot drift apart, and each rule is tested without
+/// a database (`QueueRuleTests`).
+extension Job {
+  /// A job as a store inserts it from a request: queued, due now.
+  init(
+    _ request: JobRequest, id: String, sequence: Int64, idempotencyKey: String?, orderID: String?, now: Date
+  ) {
+    self.init(
+      id: id, sequence: sequence, idempotencyKey: idempotencyKey, printer: request.printer, template: request.template,
+      data: request.data, locale: request.locale, copies: request.copies, state: .queued, attempts: 0, crashes: 0,
+      error: nil, cupsJobID: nil, printerState: nil, createdAt: now, updatedAt: now, notBefore: now, orderID: orderID,
+      route: request.route, label: request.label, fallback: request.fallback, reprintOf: request.reprintOf,
+      reprint: request.reprint, interruptions: 0)
+  }
+
+  /// Whether the job holds its printer's queue: the head of a queue is its oldest job that is
+  /// queued or printing (FIFO: while the head waits for a retry, nothing behind it is taken).
+  var isOpen: Bool { state == .queued || state == .printing }
+
+  /// Whether the head may be claimed at `now`: queued, and not waiting for a retry.
+  func isDue(at now: Date) -> Bool { state == .queued && notBefore <= now }
+
+  /// The head of its queue taken by its printer's worker: `printing`, one more attempt, its own
+  /// work (rendering) in progress. False when it is not due (nothing changes).
+  mutating func claim(now: Date) -> Bool {
+    guard isDue(at: now) else { return false }
+    state = .printing
+    attempts += 1
+    stage = .rendering
+    updatedAt = now
+    return true
+  }
+
+  /// About to be handed to a raw printer with the process ID it is to confirm it by (nil: the
+  /// model cannot confirm): a job sent before and not completed since may have printed, so it
+  /// counts one more interruption (it prints again marked as a reprint).
+  mutating func markSent(processID: String?, now: Date) {
+    if sentAt != nil { interruptions += 1 }
+    sentAt = now
+    self.processID = processID
+    stage = .printer
+    updatedAt = now
+  }
+
+  /// Rendered, about to be handed to its printer (CUPS, a directory).
+  mutating func markHandedOver(now: Date) {
+    stage = .printer
+    updatedAt = now
+  }
+
+  /// Sent to CUPS as `cupsJobID` (so with its printer), waiting for the reasons given (nil:
+  /// nothing to report).
+  mutating func progress(cupsJobID: Int, printerState: String?, now: Date) {
+    self.cupsJobID = cupsJobID
+    self.printerState = printerState
+    stage = .printer
+    updatedAt = now
+  }
+
+  /// Printed, with the hash of its archived document if one was kept.
+  mutating func complete(cupsJobID: Int?, documentSHA256: String?, now: Date) {
+    state = .completed
+    stage = nil
+    self.documentSHA256 = documentSHA256 ?? self.documentSHA256
+    self.cupsJobID = cupsJobID ?? self.cupsJobID
+    error = nil
+    printerState = nil
+    updatedAt = now
+  }
+
+  /// An attempt failed: queued again for `retryAt`, or ended in `state` (failed or dead).
+  mutating func fail(error: String, retryAt: Date?, state: State, now: Date) {
+    self.error = error
+    stage = nil
+    updatedAt = now
+    if let retryAt {
+      self.state = .queued
+      notBefore = retryAt
+    } else {
+      self.state = state
+    }
+  }
+
+  /// Canceled before it started printing; false (nothing changes) unless it is queued.
+  mutating func cancel(now: Date) -> Bool {
+    guard state == .queued else { return false }
+    state = .canceled
+    updatedAt = now
+    return true
+  }
+
+  /// A failed or dead job back in its queue with fresh attempts; false unless failed or dead.
+  mutating func retry(now: Date) -> Bool {
+    guard state == .failed || state == .dead else { return false }
+    state = .queued
+    attempts = 0
+    notBefore = now
+    updatedAt = now
+    return true
+  }
+
+  /// A `printing` job found not printed when checked with its printer: queued again, at the head.
+  mutating func requeue(now: Date) {
+    state = .queued
+    stage = nil
+    updatedAt = now
+  }
+
+  /// A job found `printing` after its daemon died (or lost its printer): back to `queued`, or
+  /// `dead` once its own work has been in hand at `maxCrashes` crashes. A crash counts only when
+  /// `counted` (the daemon did not stop cleanly) and the job was being rendered: one that its
+  /// printer already had (being sent, at CUPS, waiting for a confirmation) was not the cause —
+  /// a power cut or `kill -9` while a receipt prints is no reason to give up on it. (Rows from
+  /// before stages were recorded count as rendering unless CUPS had them, as they always did.)
+  mutating func recoverFromCrash(counted: Bool, maxCrashes: Int, now: Date) {
+    let rendering = stage == .rendering || (stage == nil && cupsJobID == nil)
+    if counted && rendering { crashes += 1 }
+    if crashes >= maxCrashes {
+      state = .dead
+      error =
+        "the daemon stopped \(crashes) times while rendering this job (a crash in its template or data?); "
+        + "check the order and retry it by hand"
+    } else {
+      state = .queued
+    }
+    stage = nil
+    updatedAt = now
+  }
+
+  /// A queued ticket of `printer`, which cannot print, moved to its route's fallback printer with
+  /// the printer it was meant for and why, and fresh attempts; false (nothing changes) when it is
+  /// not queued there or has no other printer to go to.
+  mutating func failOver(from printer: String, reason: String, now: Date) -> Bool {
+    guard state == .queued, self.printer == printer, let fallback, fallback != printer else { return false }
+    fallbackFor = fallbackFor ?? printer
+    self.printer = fallback
+    failoverReason = reason
+    attempts = 0
+    cupsJobID = nil
+    printerState = nil
+    notBefore = now
+    updatedAt = now
+    return true
+  }
+}
+
+extension JobRequest {
+  /// The request of reprint number `number` of `original` (its earlier reprints plus one): same
+  /// printer, template, order, locale, copies, route and label.
+  static func reprint(of original: Job, number: Int) -> JobRequest {
+    var request = JobRequest(
+      printer: original.printer, template: original.template, data: original.data, locale: original.locale,
+      copies: original.copies)
+    request.route = original.route
+    request.label = original.label
+    request.reprintOf = original.id
+    request.reprint = number
+    return request
+  }
+}

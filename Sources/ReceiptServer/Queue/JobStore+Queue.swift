@@ -1,0 +1,141 @@
+import Foundation
+
+/// The queue's operations, written once for every store: each applies a rule of `Job+Rules`
+/// through the store's primitives, and tells this daemon's workers when a printer may have work.
+extension JobStore {
+  /// Stores a job durably (concurrent submissions may share one commit), or returns the job its
+  /// idempotency key already names (`created` false).
+  func accept(_ request: JobRequest, idempotencyKey: String?) async throws -> (job: Job, created: Bool) {
+    guard case .job(let job, let created) = try await insert(.job(request, key: idempotencyKey)) else {
+      throw StoreUnavailable(reason: "the store answered a job with an order")
+    }
+    if created { notify(job.printer) }
+    return (job, created)
+  }
+
+  /// Stores an order and its tickets in one transaction (all or none), or returns the order its
+  /// key names with its tickets (`created` false).
+  func acceptOrder(_ request: OrderRequest, idempotencyKey: String?) async throws -> (
+    order: Order, jobs: [Job], created: Bool
+  ) {
+    guard case .order(let order, let jobs, let created) = try await insert(.order(request, key: idempotencyKey)) else {
+      throw StoreUnavailable(reason: "the store answered an order with a job")
+    }
+    if created { for printer in Set(jobs.map(\.printer)) { notify(printer) } }
+    return (order, jobs, created)
+  }
+
+  /// A new job printing `original` again, numbered after its earlier reprints, or the job an
+  /// idempotency key already names (`created` false).
+  func reprint(_ original: Job, idempotencyKey: String?) async throws -> (job: Job, created: Bool) {
+    guard case .job(let job, let created) = try await insert(.reprint(of: original, key: idempotencyKey)) else {
+      throw StoreUnavailable(reason: "the store answered a reprint with an order")
+    }
+    if created { notify(job.printer) }
+    return (job, created)
+  }
+
+  /// The printer's head if it is due (``Job/claim(now:)``): `printing`, one more attempt.
+  func claimNext(printer: String, now: Date = Date()) async throws -> Job? {
+    guard let (job, claimed) = try await updateHead(of: printer, { $0.claim(now: now) }), claimed else { return nil }
+    return job
+  }
+
+  /// When the printer's head is due (it waits for a retry); nil when its head is not queued: how
+  /// long an idle worker sleeps unless woken.
+  func nextDue(printer: String) async throws -> Date? {
+    guard let head = try await head(of: printer), head.state == .queued else { return nil }
+    return head.notBefore
+  }
+
+  /// Records that a job is about to be handed to a raw printer (``Job/markSent(processID:now:)``);
+  /// returns it as stored.
+  @discardableResult
+  func markSent(_ id: String, processID: String?, now: Date = Date()) async throws -> Job {
+    try await changed(id) { $0.markSent(processID: processID, now: now) }
+  }
+
+  /// Records that a job was rendered and goes to its printer (``Job/markHandedOver(now:)``).
+  func markHandedOver(_ id: String, now: Date = Date()) async throws {
+    try await changed(id) { $0.markHandedOver(now: now) }
+  }
+
+  /// Records the CUPS job a `printing` job was sent as, and why it waits.
+  func progress(_ id: String, cupsJobID: Int, printerState: String?, now: Date = Date()) async throws {
+    try await changed(id) { $0.progress(cupsJobID: cupsJobID, printerState: printerState, now: now) }
+  }
+
+  /// Records that a job printed (with the hash of its archived document, if kept).
+  func complete(
+    _ id: String, cupsJobID: Int?, documentSHA256: String? = nil, now: Date = Date()
+  ) async throws {
+    try await changed(id) { $0.complete(cupsJobID: cupsJobID, documentSHA256: documentSHA256, now: now) }
+  }
+
+  /// Records a failed attempt: `retryAt` queues it again (and wakes its worker then), otherwise
+  /// it ends in `state` (failed or dead).
+  func fail(_ id: String, error: String, retryAt: Date?, state: Job.State, now: Date = Date()) async throws {
+    let job = try await changed(id) { $0.fail(error: error, retryAt: retryAt, state: state, now: now) }
+    if retryAt != nil { notify(job.printer) }
+  }
+
+  /// Cancels a queued job; returns the job (canceled, or as it is when it had started), nil when
+  /// there is none. A canceled head lets the job behind it print.
+  func cancel(_ id: String, now: Date = Date()) async throws -> Job? {
+    guard let (job, canceled) = try await update(id, { $0.cancel(now: now) }) else { return nil }
+    if canceled { notify(job.printer) }
+    return job
+  }
+
+  /// Puts a failed or dead job back in its queue; returns the job, nil when there is none.
+  func retry(_ id: String, now: Date = Date()) async throws -> Job? {
+    guard let (job, retried) = try await update(id, { $0.retry(now: now) }) else { return nil }
+    if retried { notify(job.printer) }
+    return job
+  }
+
+  /// Sets a `printing` job back to `queued` (checked with its printer: it did not print).
+  func requeue(_ id: String, now: Date = Date()) async throws {
+    let job = try await changed(id) { $0.requeue(now: now) }
+    notify(job.printer)
+  }
+
+  /// Moves the printer's queued tickets that have a fallback printer there (``Job/failOver(from:reason:now:)``);
+  /// returns them as moved.
+  func failOver(printer: String, reason: String, now: Date = Date()) async throws -> [Job] {
+    let moved = try await updateAll(printer: printer, state: .queued) {
+      $0.failOver(from: printer, reason: reason, now: now)
+    }
+    for target in Set(moved.map(\.printer)) { notify(target) }
+    return moved
+  }
+
+  /// Takes `printer` for this daemon and puts the jobs its last driver left `printing` back at the
+  /// head of the queue, to be checked with the printer before anything is sent again
+  /// (``Job/recoverFromCrash(counted:maxCrashes:now:)``: a crash counts only if that driver did
+  /// not stop cleanly). Nil while another daemon drives the printer.
+  func own(printer: String, maxCrashes: Int, now: Date = Date()) async throws -> [Job]? {
+    guard let clean = try await takeOwnership(of: printer) else { return nil }
+    let recovered = try await updateAll(printer: printer, state: .printing) {
+      $0.recoverFromCrash(counted: !clean, maxCrashes: maxCrashes, now: now)
+      return true
+    }
+    if !recovered.isEmpty { notify(printer) }
+    return recovered
+  }
+
+  /// `update` of a job that must exist (the worker's own job).
+  @discardableResult
+  private func changed(_ id: String, _ change: @escaping @Sendable (inout Job) -> Void) async throws -> Job {
+    guard
+      let (job, _) = try await update(
+        id,
+        {
+          change(&$0); return true
+        })
+    else {
+      throw StoreUnavailable(reason: "job \(id) is not in the store")
+    }
+    return job
+  }
+}

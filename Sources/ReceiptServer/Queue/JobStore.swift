@@ -1,0 +1,96 @@
+import Foundation
+
+/// Durable job storage as a thin driver: transactions, a printer's lock, loading and saving jobs
+/// and orders, notifications — and no rule of the queue. The rules (claiming the head, outcomes,
+/// crash recovery, reprint numbers, failover) are written once, as functions of a job
+/// (`Job+Rules`), and applied by the queue operations every store shares (`JobStore+Queue`).
+/// Implementations: SQLite (one daemon per file, ``SQLiteJobStore``) and PostgreSQL (several
+/// daemons share one database, ``PostgresJobStore``). Every method is async and never blocks a
+/// thread of Swift's concurrency pool; a write is durable when it returns.
+///
+/// To add a store: conform to this protocol, run the contract suites against it (add it to
+/// `StoreKind` in the server tests), and choose it in ``ReceiptServer/init(configuration:logger:)``.
+protocol JobStore: Sendable {
+  // MARK: Lifecycle
+
+  /// Starts using the store: takes what makes this daemon the one that may drive its printers
+  /// (SQLite: the file's lock) and learns how the last run ended.
+  func open() async throws
+  /// Takes `printer` for this daemon: whether the daemon that drove it before stopped cleanly
+  /// (its jobs left printing are then no crashes), or nil while another daemon drives it.
+  func takeOwnership(of printer: String) async throws -> Bool?
+  /// Whether this daemon still drives `printer` (a shared store's session may have ended).
+  func owns(printer: String) async -> Bool
+  /// Gives `printer` up after its worker stopped cleanly.
+  func release(printer: String) async
+  /// Stops using the store after a clean stop (the jobs left printing are no crashes).
+  func close() async
+
+  // MARK: Writes (one transaction each, durable when they return)
+
+  /// Stores a submission, or answers what its idempotency key already names.
+  func insert(_ submission: Submission) async throws -> Inserted
+  /// Changes job `id` with `change` (saved when it returns true): the job as stored and whether
+  /// it changed, nil when there is none. A job this daemon claimed changes only while its claim
+  /// stands: a daemon that lost the printer gets ``OwnershipLost`` and records nothing.
+  func update(_ id: String, _ change: @escaping @Sendable (inout Job) -> Bool) async throws -> (Job, changed: Bool)?
+  /// The claim: the printer's head (its oldest queued or printing job) under the printer's lock,
+  /// changed with `change`; when it changes, the store records this daemon's claim of the job.
+  func updateHead(of printer: String, _ change: @escaping @Sendable (inout Job) -> Bool) async throws -> (
+    Job, changed: Bool
+  )?
+  /// Every job of `printer` in `state`, oldest first, each changed with `change`, in one
+  /// transaction; returns those that changed.
+  func updateAll(printer: String, state: Job.State, _ change: @escaping @Sendable (inout Job) -> Bool) async throws
+    -> [Job]
+
+  // MARK: Reads
+
+  func job(_ id: String) async throws -> Job?
+  /// Jobs newest first, optionally filtered, after a cursor (a sequence number).
+  func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) async throws -> [Job]
+  /// The printer's head: its oldest queued or printing job.
+  func head(of printer: String) async throws -> Job?
+  /// An order and its tickets.
+  func order(_ id: String) async throws -> (order: Order, jobs: [Job])?
+  /// Job counts by printer and state.
+  func counts() async throws -> [String: [String: Int]]
+  /// Which daemon drives each printer, for stores shared by several daemons (else empty).
+  func printerOwners() async throws -> [String: String]
+  /// Nil when the store can write, else why not (after a failed write, a probe write decides).
+  func writeProblem() async -> String?
+
+  // MARK: Notifications
+
+  /// Calls `handler` with a printer's name after every change that can give it work (a job
+  /// accepted, retried, requeued, moved there, or a canceled head): workers sleep until then.
+  func observeWork(_ handler: @escaping @Sendable (String) -> Void)
+  /// Tells `listener` the jobs every committed change created or changed, as committed, in commit
+  /// order (the event feed): nothing that changes a job escapes it.
+  func observeChanges(_ listener: any JobChangeListener)
+  /// Tells this daemon's work observers that `printer` may have work (after a commit).
+  func notify(_ printer: String)
+}
+
+/// What a client submits, as one transaction.
+enum Submission: Sendable {
+  /// A job (`POST /v1/jobs`).
+  case job(JobRequest, key: String?)
+  /// An order and all its tickets (`POST /v1/orders`): all or none.
+  case order(OrderRequest, key: String?)
+  /// Another print of a printed job, numbered after its earlier reprints (``JobRequest/reprint(of:number:)``).
+  case reprint(of: Job, key: String?)
+}
+
+/// What a submission stored (or what its key already named: `created` false).
+enum Inserted: Sendable {
+  case job(Job, created: Bool)
+  case order(Order, [Job], created: Bool)
+}
+
+/// Another daemon took the printer over (this one lost its database session): the job is
+/// theirs now, and this daemon must not record anything more about it.
+struct OwnershipLost: Error, CustomStringConvertible {
+  let job: String
+  var description: String { "job \(job) was taken over by another daemon (this one lost its printer)" }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Synchronization
+
+/// Waits for `body` at most `limit`: past it, throws ``StoreUnavailable`` (the API answers 503
+/// with `Retry-After`) and runs `onTimeout` (closing the connection the work waited on, so it
+/// fails too). `body` is told, through ``Deadline/check()``, when it is too late to start: work
+/// that a caller has already been told failed must not happen later (a submission stored after
+/// its 503). No thread waits: the caller is suspended.
+func bounded<T: Sendable>(
+  _ limit: Duration, what: String, onTimeout: @escaping @Sendable () async -> Void = {},
+  _ body: @escaping @Sendable (Deadline) async throws -> T
+) async throws -> T {
+  let race = Race<T>()
+  return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+    race.continuation.withLock { $0 = continuation }
+    // The timer first, so finished work always finds it to cancel.
+    race.timer.withLock {
+      $0 = Task {
+        guard (try? await Task.sleep(for: limit)) != nil else { return }
+        race.deadline.expire()
+        if race.answer(.failure(StoreUnavailable(reason: "\(what) did not answer within \(limit)"))) {
+          await onTimeout()
+          race.work.withLock { $0?.cancel() }
+        }
+      }
+    }
+    race.work.withLock {
+      $0 = Task {
+        let result: Result<T, any Error>
+        do { result = .success(try await body(race.deadline)) } catch { result = .failure(error) }
+        if race.answer(result) { race.timer.withLock { $0?.cancel() } }
+      }
+    }
+  }
+}
+
+/// Work against its timer: the first to finish answers.
+private final class Race<T: Sendable>: Sendable {
+  let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
+  let timer = Mutex<Task<Void, Never>?>(nil)
+  let work = Mutex<Task<Void, Never>?>(nil)
+  let deadline = Deadline()
+
+  /// Resumes the caller unless it was resumed already; true when this was the answer.
+  func answer(_ result: Result<T, any Error>) -> Bool {
+    guard let continuation = continuation.withLock({ $0.take() }) else { return false }
+    continuation.resume(with: result)
+    return true
+  }
+}
+
+/// When bounded work may no longer start (see ``bounded(_:what:onTimeout:_:)``).
+final class Deadline: Sendable {
+  private let expired = Atomic(false)
+
+  func expire() { expired.store(true, ordering: .sequentiallyConsistent) }
+
+  /// Throws once the caller has been answered (too late to start writing).
+  func check() throws {
+    if expired.load(ordering: .sequentiallyConsistent) { throw CancellationError() }
+  }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import ReceiptTestSupport
+import Testing
+
+@testable import ReceiptServer
+
+/// No handler blocks a thread of the concurrency pool: while PostgreSQL holds the queue's table
+/// locked for seconds (a long migration, a stuck transaction), a submission waits — suspended —
+/// and `/healthz` and previews, which do not need the database, answer at once; the submission is
+/// stored when the lock goes.
+@Suite(.timeLimit(.minutes(2))) struct StoreStallTests {
+  @Test func aLockedDatabaseHoldsSubmissionsNotTheDaemon() async throws {
+    let fixture = try ServerFixture(store: .postgres)
+    let database = PostgresCluster.databaseName(fixture.server.configuration.database)
+    try await fixture.live { port in
+      // A warm connection first (the pool opens its connections on demand).
+      let first = try await offPool { try RawConnection.post(port: port, "/v1/jobs", ServerFixture.body()) }
+      #expect(first.hasPrefix("HTTP/1.1 202"), "\(first.prefix(200))")
+      // Another session takes the job table for 4 seconds.
+      let lock = Task {
+        try await offPool {
+          try PostgresCluster.shared().psql(
+            "BEGIN; LOCK TABLE job IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;", database: database)
+        }
+      }
+      #expect(
+        try await eventually(seconds: 10, poll: 0.02) {
+          try PostgresCluster.shared().psql(
+            "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'job' "
+              + "AND l.mode = 'AccessExclusiveLock' AND l.granted", database: database) == "1"
+        }, "the lock is held")
+      let held = Date()
+      let submission = Task {
+        try await offPool { try RawConnection.post(port: port, "/v1/jobs", ServerFixture.body()) }
+      }
+      // Meanwhile, health and previews answer within a fraction of a second, many times.
+      var slowest = 0.0
+      while Date().timeIntervalSince(held) < 2.5 {
+        let started = Date()
+        let health = try await offPool {
+          try RawConnection.request(
+            port: port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", timeout: 5)
+        }
+        #expect(health.hasPrefix("HTTP/1.1 200"))
+        slowest = max(slowest, Date().timeIntervalSince(started))
+      }
+      let preview = try await offPool {
+        try RawConnection.post(port: port, "/v1/render?format=pdf", ServerFixture.body(), timeout: 30)
+      }
+      #expect(preview.hasPrefix("HTTP/1.1 200"), "a preview needs no database")
+      #expect(slowest < 0.5, "the slowest /healthz took \(slowest) s while the database was locked")
+      let stored = try await submission.value
+      #expect(stored.hasPrefix("HTTP/1.1 202"), "stored once the lock went: \(stored.prefix(200))")
+      #expect(Date().timeIntervalSince(held) >= 1, "it waited for the lock")
+      _ = try await lock.value
+    }
+  }
+}
