@@ -5,7 +5,10 @@ OUT ?= out
 # Release builds link the Swift runtime and Foundation statically: half the process start-up.
 RELEASE := swift build -c release -Xswiftc -static-stdlib
 # `receipt` (one-shot commands) and `receipt-daemon` (what `receipt serve` and `receipt design` run).
-RELEASE_BOTH := $(RELEASE) --product receipt && $(RELEASE) --product receipt-daemon
+# The binaries are touched after the build: an up-to-date build does not relink, and the
+# end-to-end tests refuse a binary older than the sources (Tests/Support/Tool.swift).
+RELEASE_BOTH := $(RELEASE) --product receipt && $(RELEASE) --product receipt-daemon \
+	&& touch .build/release/receipt .build/release/receipt-daemon
 
 .PHONY: demo test setup setup-test build lint format release install bench benchmark side-by-side bench-daemon bench-postgres callgrind \
 	fuzz sanitize soak screenshots
@@ -21,9 +24,10 @@ demo: setup
 	@echo "The receipt is at $(abspath $(OUT)/receipt.pdf) (PDF), $(abspath $(OUT)/receipt.png) (203-dpi print preview) and $(abspath $(OUT)/receipt.pwg) (PWG raster)"
 
 ## Set up (with test tools), check formatting, build the shipped binary (the end-to-end tests
-## run it) and the tests, and run every test.
+## run it), check that every README promise has a test, build the tests and run every test.
 test: setup-test lint
 	$(RELEASE_BOTH)
+	python3 scripts/promises.py
 	swift build --build-tests
 	@scripts/run-tests.sh
 

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 package import Hummingbird
 import HummingbirdCore
 package import Logging
@@ -99,7 +99,7 @@ package final class ReceiptServer: Sendable {
         archive: configuration.archiveDirectory, failoverAfter: configuration.failoverAfter,
         maxCrashes: configuration.maxCrashes, grace: configuration.shutdownGrace)
     }
-    var services: [any Service] = workers
+    var services: [any Service] = [PrintWorkers(workers: workers)]
     if let archive = configuration.archiveDirectory {
       let (log, days) = (self.logger, configuration.archiveDays)
       services.append(
@@ -129,7 +129,6 @@ package final class ReceiptServer: Sendable {
   package func stop() async {
     hub.close()
     guard let running = running.withLock({ $0.take() }) else { return }
-    for worker in running.workers { worker.stop() }
     await running.group.triggerGracefulShutdown()
     await running.task.value
     // The jobs still `printing` were left by this stop, not by a crash.

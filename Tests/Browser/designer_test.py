@@ -8,7 +8,10 @@ see; the first failure exits non-zero with what was expected and what the page s
 """
 import json
 import os
+import re
+import subprocess
 import sys
+import tempfile
 import time
 import urllib.parse
 import urllib.request
@@ -91,7 +94,7 @@ def main():
         for entry in logs:
             print("browser console: " + entry.get("message", ""), file=sys.stderr)
         driver.quit()
-    print("PASS: designer preview, error marks, save, live queue, retry")
+    print("PASS: designer preview, error marks, save, live queue, retry, keyboard, filters, cancel, Ctrl-S, PDF")
 
 
 def preview_state(driver):
@@ -265,6 +268,80 @@ def run(driver, api, url, templates, printed, screenshots):
         driver.find_element(By.CSS_SELECTOR, row).click()
         time.sleep(0.3)
         driver.save_screenshot(os.path.join(screenshots, "queue.png"))
+
+    # 7. Keyboard: Enter on a focused job row opens its detail; arrow keys move between the tabs.
+    driver.find_element(By.CSS_SELECTOR, f'#jobs tr[data-job-id="{job}"]').send_keys(Keys.ENTER)
+    wait_for("the detail of the row Enter was pressed on",
+             lambda: not driver.find_element(By.ID, "job-detail").get_attribute("hidden")
+             and job[:8] in driver.find_element(By.ID, "job-detail").text)
+    driver.find_element(By.ID, "tab-queue").send_keys(Keys.ARROW_LEFT)
+    wait_for("ArrowLeft to select the designer tab",
+             lambda: driver.find_element(By.ID, "tab-designer").get_attribute("aria-selected") == "true"
+             and driver.find_element(By.ID, "queue").get_attribute("hidden"))
+    driver.find_element(By.ID, "tab-designer").send_keys(Keys.ARROW_RIGHT)
+    wait_for("ArrowRight to select the queue tab",
+             lambda: driver.find_element(By.ID, "tab-queue").get_attribute("aria-selected") == "true")
+
+    # 8. Filters: by state, then by printer; only matching rows are listed.
+    Select(driver.find_element(By.ID, "state-filter")).select_by_visible_text("completed")
+    wait_for("only completed jobs", lambda: (rows := driver.find_elements(By.CSS_SELECTOR, "#jobs tr[data-job-id]"))
+             and all(r.get_attribute("data-state") == "completed" for r in rows))
+    Select(driver.find_element(By.ID, "state-filter")).select_by_value("")
+    printers = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#printer-filter option")]
+    if len([p for p in printers if p]) < 1:
+        fail(f"the printer filter lists no printer: {printers}")
+    Select(driver.find_element(By.ID, "printer-filter")).select_by_value(printers[-1])
+    wait_for("only that printer's jobs", lambda: all(
+        r.find_elements(By.TAG_NAME, "td")[1].text == printers[-1]
+        for r in driver.find_elements(By.CSS_SELECTOR, "#jobs tr[data-job-id]")))
+    Select(driver.find_element(By.ID, "printer-filter")).select_by_value("")
+
+    # 9. Cancel: the printer's directory is taken away, so the head job fails and waits for its
+    #    retry; a job behind it stays queued, and Cancel on its row cancels it. The directory back,
+    #    the head prints; the canceled one never does.
+    away = printed + ".away"
+    os.rename(printed, away)
+    open(printed, "w").close()
+    status, _, body = api.call("POST", "/v1/jobs", {"template": "browser-made", "data": order(driver)})
+    head = json.loads(body)["id"]
+    status, _, body = api.call("POST", "/v1/jobs", {"template": "browser-made", "data": order(driver)})
+    behind = json.loads(body)["id"]
+    behind_row = f'#jobs tr[data-job-id="{behind}"]'
+    wait_for("the job behind to show queued with Cancel", lambda: [
+        b for b in driver.find_elements(By.CSS_SELECTOR, behind_row + '[data-state="queued"] button') if b.text == "Cancel"])
+    next(b for b in driver.find_elements(By.CSS_SELECTOR, behind_row + " button") if b.text == "Cancel").click()
+    wait_for("the job to show canceled", lambda: driver.find_elements(By.CSS_SELECTOR, behind_row + '[data-state="canceled"]'))
+    if json.loads(api.call("GET", f"/v1/jobs/{behind}")[2])["state"] != "canceled":
+        fail("the API does not say canceled")
+    os.remove(printed)
+    os.rename(away, printed)
+    wait_for(f"the head job {head} to print once its directory is back",
+             lambda: any(head in name for name in os.listdir(printed)), timeout=60)
+    if any(behind in name for name in os.listdir(printed)):
+        fail("the canceled job printed")
+
+    # 10. Ctrl-S in the editor saves the template; Download PDF gives the preview as a PDF.
+    driver.find_element(By.ID, "tab-designer").click()
+    name_field = driver.find_element(By.ID, "save-name")
+    name_field.clear()
+    name_field.send_keys("ctrl-saved")
+    before = driver.find_element(By.ID, "save-status").text
+    driver.find_element(By.ID, "source").send_keys(Keys.CONTROL, "s")
+    wait_for("Ctrl-S to save", lambda: os.path.exists(os.path.join(templates, "ctrl-saved.xml")))
+    with open(os.path.join(templates, "ctrl-saved.xml"), encoding="utf-8") as file:
+        if file.read() != editor_text(driver):
+            fail("the Ctrl-S file is not the editor's text")
+    downloads = tempfile.mkdtemp(prefix="receipt-downloads-")
+    driver.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    driver.find_element(By.ID, "download-pdf").click()
+    pdf = wait_for("the PDF download", lambda: [n for n in os.listdir(downloads) if n.endswith(".pdf")])
+    path = os.path.join(downloads, pdf[0])
+    height = float(re.search(r"Page size:\s+[0-9.]+ x ([0-9.]+) pts",
+                             subprocess.run(["pdfinfo", path], capture_output=True, text=True).stdout).group(1))
+    _, headers, _ = api.call("POST", "/v1/render?format=pdf", {
+        "template": "ctrl-saved", "source": editor_text(driver), "data": order(driver)})
+    if abs(height - float(headers["Receipt-Cut-Length"])) > 0.01:
+        fail(f"the downloaded PDF is {height} pt long, the API's cut length {headers['Receipt-Cut-Length']} pt")
 
 
 if __name__ == "__main__":

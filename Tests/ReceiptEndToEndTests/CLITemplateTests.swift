@@ -51,6 +51,43 @@ import Testing
     }
   }
 
+  /// A word hyphenated in a PDF: pdftotext (poppler) reads each broken line ending in a hyphen
+  /// — a glyph of the text, not a drawing — the pieces make the word again, and every break is
+  /// one German hyphenation allows (PyHyphen reading Debian's dictionary).
+  @Test func aHyphenatedWordIsTextInThePDFBrokenWhereGermanAllows() throws {
+    let dir = try Tool.temporaryDirectory()
+    let word = "Donaudampfschifffahrtsgesellschaftskapitän"
+    try """
+    <receipt paper="58mm" locale="de_DE"><text hyphens="auto" font="DejaVu Sans 16">\(word)</text></receipt>
+    """.write(to: dir.appendingPathComponent("word.xml"), atomically: true, encoding: .utf8)
+    try "{}".write(to: dir.appendingPathComponent("order.json"), atomically: true, encoding: .utf8)
+    let pdf = dir.appendingPathComponent("word.pdf")
+    let result = try Tool.run(
+      receipt,
+      [
+        "render", dir.appendingPathComponent("order.json").path, "--template",
+        dir.appendingPathComponent("word.xml").path, "-o", pdf.path,
+      ])
+    #expect(result.status == 0, "\(result.stderr)")
+    // -layout: line by line as printed (plain pdftotext joins a word hyphenated at a line's end,
+    // which it does only for a real hyphen glyph).
+    let lines = try Tool.run("pdftotext", ["-layout", pdf.path, "-"]).stdout.split(separator: "\n")
+      .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && $0 != "\u{0C}" }
+    try #require(lines.count >= 2, "the word is broken over lines: \(lines)")
+    #expect(lines.dropLast().allSatisfy { $0.hasSuffix("-") }, "each broken line ends in a hyphen: \(lines)")
+    let pieces = lines.dropLast().map { String($0.dropLast()) } + [lines.last!]
+    #expect(pieces.joined() == word, "\(pieces)")
+    let joined = try Tool.run("pdftotext", [pdf.path, "-"]).stdout
+    #expect(joined.contains(word), "poppler takes the line-end hyphens for hyphens and joins the word: \(joined)")
+    let dictionary = "/usr/share/hyphen/hyph_de_DE.dic"
+    let allowed = Set(try HyphenationOracle.positions(of: [word], dictionary: dictionary)[0])
+    var offset = 0
+    for piece in pieces.dropLast() {
+      offset += piece.count
+      #expect(allowed.contains(offset), "a break after \(offset) characters; allowed: \(allowed.sorted())")
+    }
+  }
+
   @Test func validateSeesInsideRepeatsAndBranches() throws {
     let dir = try Tool.temporaryDirectory()
     let path = dir.appendingPathComponent("t.xml")

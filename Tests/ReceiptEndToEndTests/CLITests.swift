@@ -34,10 +34,28 @@ import Testing
     #expect(!result.stdout.contains("http://"), "nothing listened: \(result.stdout)")
   }
 
-  @Test func helpListsTheCommands() throws {
+  /// The commands the README documents (its `### receipt NAME` headings, and `serve`) are
+  /// exactly those `receipt --help` lists, and each answers `--help` with its usage and exit 0.
+  @Test func helpListsTheREADMEsCommandsAndEachHasHelp() throws {
+    let readme = try String(contentsOf: Tool.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    let documented = Set(
+      readme.split(separator: "\n").filter { $0.hasPrefix("### `receipt ") }.map {
+        String($0.dropFirst("### `receipt ".count).prefix { $0.isLetter })
+      } + ["serve"])
+    #expect(documented.count >= 8, "\(documented)")
     let result = try Tool.run(receipt, ["--help"])
     #expect(result.status == 0)
-    for command in ["render", "measure", "versions"] { #expect(result.stdout.contains(command)) }
+    let listed = Set(
+      result.stdout.components(separatedBy: "SUBCOMMANDS:").last!.split(separator: "\n").compactMap { line in
+        line.hasPrefix("  ") && !line.hasPrefix("   ") ? line.split(separator: " ").first.map(String.init) : nil
+      }.filter { $0 != "See" })
+    #expect(listed == documented, "listed by --help: \(listed.sorted()); in the README: \(documented.sorted())")
+    for command in documented.sorted() {
+      let help = try Tool.run(receipt, [command, "--help"])
+      #expect(help.status == 0, "\(command) --help: exit \(help.status)")
+      #expect(
+        help.stdout.hasPrefix("OVERVIEW: ") && help.stdout.contains("USAGE: receipt \(command)"), "\(help.stdout)")
+    }
   }
 
   @Test func serveRefusesABadSetupWithOneLineAndExit65() throws {

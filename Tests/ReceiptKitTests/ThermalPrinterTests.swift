@@ -215,10 +215,14 @@ import Testing
     #expect(simulator.confirmedProcessIDs.isEmpty)
     let partial = try #require(simulator.pages.first)
     #expect(partial.cut == "paper-out" && partial.rows.count < expected[0].height)
-    // New paper: nothing of the interrupted receipt comes out on it.
+    // New paper: nothing of the interrupted receipt comes out on it — the next receipt, printed
+    // and confirmed, is the very next page (the printer worked through all it had before it).
     simulator.set(paperEnd: false)
-    Thread.sleep(forTimeInterval: 0.5)
-    #expect(simulator.pages.count == 1 && simulator.pages[0].rows.count == partial.rows.count)
+    let next = PrintRequest(printer: "socket://127.0.0.1:\(simulator.port)", model: model, processID: "0003")
+    try ReceiptEngine().print(document, request: next)
+    #expect(simulator.confirmedProcessIDs == ["0003"])
+    #expect(simulator.pages.count == 2 && simulator.pages[0].rows.count == partial.rows.count)
+    #expect(Self.same(simulator.pages[1], expected[0]), "the next receipt, whole")
   }
 
   @Test func aConnectionLostBeforeTheConfirmationIsNotAPrint() throws {

@@ -88,14 +88,4 @@ import Testing
       "Kaffee Franzbrötchen", language: "xx", hyphens: .auto, width: try width("Kaffee Franzbröt-") + 0.5)
     #expect(result == ["Kaffee", "Franzbrötchen"])
   }
-
-  @Test func theHyphenIsAShapedGlyphInThePDFText() throws {
-    let setup = PageSetup(paper: .custom(width: .pt(88), printableWidth: .pt(88)))
-    let text = AttributedText(
-      "Donaudampfschiff", attributes: TextAttributes(language: "de"),
-      paragraphStyle: ParagraphStyle(hyphenation: .auto))
-    let page = try engine.page([.text(text)], setup: setup)
-    let hyphen = try #require(page.runs.first { $0.text == "-" })
-    #expect(hyphen.glyphs.count == 1 && hyphen.glyphs[0].id != 0 && hyphen.width > 1)
-  }
 }

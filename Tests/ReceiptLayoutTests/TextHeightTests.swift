@@ -1,6 +1,7 @@
 import Foundation
 import ReceiptLayout
 import ReceiptModel
+import ReceiptTestSupport
 import Testing
 
 @Suite struct TextHeightTests {

@@ -68,7 +68,8 @@ import Testing
 }
 
 /// Random mutations of the shipped templates never crash the parser or binder: every failure
-/// is a thrown error.
+/// is a template error that says where — a file of the template set, a line and column inside
+/// it — and what.
 @Suite struct TemplateFuzzTests {
   @Test func mutatedTemplatesFailCleanly() throws {
     var rng = SeededGenerator(defaultSeed: 0x5EED)
@@ -94,16 +95,24 @@ import Testing
       }
       var mutated = String(chars)
       if iteration % sources.count == 3 { mutated = "<receipt><include template=\"h\"/></receipt>" }
-      let fixture = try TemplateFixture([
+      let files = [
         "t.xml": mutated, "h.xml": String(chars),
         "receipt-styles.json": try String(
           contentsOf: directory.appendingPathComponent("receipt-styles.json"), encoding: .utf8),
         "logo.png": "", "header.xml": sources[3],
-      ])
+      ]
+      let fixture = try TemplateFixture(files)
       do {
         _ = try fixture.render(String(decoding: data, as: UTF8.self))
-      } catch is TemplateError {
+      } catch let error as TemplateError {
         failures += 1
+        let name = (error.file as NSString).lastPathComponent
+        let lines = files[name].map { $0.split(separator: "\n", omittingEmptySubsequences: false).count }
+        #expect(lines != nil || name == "order", "iteration \(iteration): names a file of the set: \(error)")
+        if let lines, error.line > 0 {
+          #expect(error.line <= lines && error.column >= 1, "iteration \(iteration): a place in \(name): \(error)")
+        }
+        #expect(error.message.count > 10, "iteration \(iteration): says what: \(error)")
       } catch {
         Issue.record("iteration \(iteration) threw a non-template error: \(error) (\(rng.seedNote))")
       }

@@ -76,6 +76,27 @@ import Testing
 
   static let engine = try! ReceiptLayoutEngine()
 
+  /// Every baud rate and flow mode the README lists, as `stty` (coreutils, not our termios
+  /// table) reads the line back while the printer's side holds it.
+  @Test(
+    arguments: zip(
+      [9600, 19200, 38400, 57600, 115200, 230400], ["none", "rtscts", "xonxoff", "rtscts", "none", "xonxoff"]))
+  func everyBaudRateAndFlowModeSetsTheLine(baud: Int, flow: String) throws {
+    let pty = try PTY()
+    let printer = try #require(
+      try PrinterAddress.open("serial:\(pty.path)?baud=\(baud)&flow=\(flow)") as? DevicePrinter)
+    let reading = pty.read(count: 3)
+    try printer.send(Data([0x1B, 0x40, 0x0A]))
+    #expect(reading() == Data([0x1B, 0x40, 0x0A]), "raw: 0x0A stays 0x0A")
+    let settings = try Tool.run("stty", ["-F", pty.path, "-a"]).stdout
+    #expect(settings.contains("speed \(baud) baud;"), "\(settings)")
+    let words = Set(settings.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == ";" }).map(String.init))
+    #expect(words.contains(flow == "rtscts" ? "crtscts" : "-crtscts"), "\(settings)")
+    #expect(
+      words.contains(flow == "xonxoff" ? "ixon" : "-ixon") && words.contains(flow == "xonxoff" ? "ixoff" : "-ixoff"))
+    #expect(words.contains("cs8") && words.contains("-parenb") && words.contains("-cstopb"), "8N1: \(settings)")
+  }
+
   @Test(arguments: [9600, 115200])
   func aSerialPrinterGetsTheESCPOSAtItsBaudRate(baud: Int) throws {
     let pty = try PTY()
@@ -94,8 +115,6 @@ import Testing
     #expect(cfgetospeed(&t) == DevicePrinter.bauds[baud]!)
     #expect(t.c_cflag & tcflag_t(CRTSCTS) != 0)
     #expect(t.c_oflag & tcflag_t(OPOST) == 0, "no output processing: 0x0A stays 0x0A")
-    let decoded = try ESCPOSDecoder.decode(received, bytesPerLine: 72)
-    #expect(decoded.pages.count == 2 && decoded.cuts == [.full, .partial])
   }
 
   @Test func aUSBPrinterIsACharacterDeviceWrittenAsIs() throws {
@@ -119,7 +138,7 @@ import Testing
     #expect {
       try printer.send(Data(repeating: 0x20, count: 4 << 20), timeout: 1)
     } throws: { "\($0)".contains("and then nothing for 1 s; is it on and has it paper?") }
-    #expect(Date().timeIntervalSince(start) < 10)
+    #expect(Date().timeIntervalSince(start) < 1 + 10, "bounded by its timeout (plus room for a loaded machine)")
   }
 
   @Test func aSerialPrinterAnswersStatusOnTheSameLine() throws {

@@ -52,7 +52,7 @@ import Testing
     let start = Date()
     let status = printer.status(timeout: 0.5)
     #expect(status.state == .unknown && status.message.contains("does not answer"))
-    #expect(Date().timeIntervalSince(start) < 5)
+    #expect(Date().timeIntervalSince(start) < 0.5 + 10, "bounded by its timeout (plus room for a loaded machine)")
   }
 
   @Test func statusRequestsDoNotDisturbPrinting() throws {

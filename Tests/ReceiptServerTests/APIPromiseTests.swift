@@ -75,33 +75,73 @@ import Testing
     }
   }
 
+  /// The three previews are one receipt: poppler reads the PDF's page (80 mm wide, the cut
+  /// length in the answer's `Receipt-Cut-Length` headers), netpbm the PNG and the PWG reader
+  /// written from the specification the raster — each exactly that length at 203 dpi.
   @Test func previewsInEveryFormatDecodeWithIndependentTools() async throws {
     let fixture = try ServerFixture()
     let dir = try Tool.temporaryDirectory()
-    try await fixture.server.application().test(.router) { client in
+    let heights = try await fixture.server.application().test(.router) { client in
+      var heights: [String: Int] = [:]
       for (format, type) in [("pdf", "application/pdf"), ("png", "image/png"), ("pwg", "image/pwg-raster")] {
-        let body = try await client.execute(
+        let (body, cut) = try await client.execute(
           uri: "/v1/render?format=\(format)", method: .post, headers: ServerFixture.json,
           body: ByteBuffer(string: ServerFixture.body())
         ) { response in
           #expect(response.status == .ok && response.headers[.contentType] == type, "\(format)")
-          return Data(buffer: response.body)
+          let cut = (
+            Double(response.headers[.init("Receipt-Cut-Length")!] ?? "") ?? 0,
+            Double(response.headers[.init("Receipt-Cut-Length-Mm")!] ?? "") ?? 0,
+            Int(response.headers[.init("Receipt-Cut-Length-Dots")!] ?? "") ?? 0
+          )
+          return (Data(buffer: response.body), cut)
         }
         let file = dir.appendingPathComponent("r.\(format)")
         try body.write(to: file)
         switch format {
         case "pdf":
           #expect(try Tool.run("pdftotext", [file.path, "-"]).stdout.contains("Corner Café"))
+          let size = try #require(try Tool.pdfPageSizes(file).first)
+          #expect(abs(size.width - 80 / 25.4 * 72) < 0.01, "80 mm wide: \(size.width) pt")
+          let dots = Int((size.height * 203 / 72).rounded(.up))
+          heights["pdf"] = dots
+          #expect(abs(cut.0 - size.height) < 0.01, "Receipt-Cut-Length \(cut.0) vs \(size.height) pt")
+          #expect(abs(cut.1 - size.height * 25.4 / 72) < 0.06, "Receipt-Cut-Length-Mm \(cut.1)")
+          #expect(abs(cut.2 - dots) <= 1, "Receipt-Cut-Length-Dots \(cut.2)")
         case "png":
           let png = try Tool.decodePNG(file)
-          #expect(png.width == 639 && png.bits == 1 && png.height > 500)
+          #expect(png.width == 639 && png.bits == 1)
+          heights["png"] = png.height
         default:
           let reader = Tool.packageRoot.appendingPathComponent("Tests/Support/pwg_reader.py").path
           let page = try Tool.run("python3", [reader], stdin: body)
-          #expect(page.status == 0 && page.stdout.contains("\"width\": 639"), "\(page.stderr)")
+          try #require(page.status == 0, "\(page.stderr)")
+          let json = try #require(try JSONSerialization.jsonObject(with: Data(page.stdout.utf8)) as? [String: Any])
+          #expect(
+            json["width"] as? Int == 639 && (json["resolution"] as? [Int]) == [203, 203], "\(json["width"] ?? "")")
+          heights["pwg"] = json["height"] as? Int
         }
       }
+      return heights
     }
+    let pdf = try #require(heights["pdf"])
+    #expect(pdf > 400, "the example is a long receipt: \(pdf) dots")
+    #expect(abs((heights["png"] ?? 0) - pdf) <= 1 && abs((heights["pwg"] ?? 0) - pdf) <= 1, "\(heights)")
+  }
+
+  /// `POST /v1/orders` on a daemon without routes is 422, saying what to add.
+  @Test func ordersWithoutRoutesAre422() async throws {
+    let fixture = try ServerFixture()
+    try await fixture.server.application().test(.router) { client in
+      try await client.execute(
+        uri: "/v1/orders", method: .post, headers: ServerFixture.json,
+        body: ByteBuffer(string: #"{"data": {"items": []}}"#)
+      ) { response in
+        #expect(response.status == .unprocessableContent)
+        #expect(String(buffer: response.body).contains("the daemon has no routes"), "\(String(buffer: response.body))")
+      }
+    }
+    #expect(try await fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil).isEmpty)
   }
 
   @Test func metricsCountJobsRendersAndPrints() async throws {
@@ -117,7 +157,11 @@ import Testing
           uri: "/v1/render", method: .post, headers: ServerFixture.json, body: ByteBuffer(string: ServerFixture.body())
         ) { #expect($0.status == .ok) }
       }
-      #expect(await fixture.wait { fixture.printed.count == 2 })
+      // Printed and recorded (the file is written before the job is marked completed).
+      #expect(
+        await fixture.wait {
+          (try? await fixture.server.store.jobs(state: .completed, printer: nil, limit: 10, before: nil).count) == 2
+        })
       try await fixture.server.application().test(.router) { client in
         try await client.execute(uri: "/metrics", method: .get) { response in
           let text = String(buffer: response.body)

@@ -67,7 +67,9 @@ import Testing
       for original in jobs {
         let moved = try #require(await job(fixture, original.id))
         #expect(moved.printer == "archive" && moved.fallbackFor == "counter", "\(moved)")
-        #expect(moved.failoverReason?.contains("daemon-failover") == true || moved.failoverReason != nil)
+        #expect(
+          moved.failoverReason?.contains("out of paper") == true,
+          "the queue's reason: \(moved.failoverReason ?? "none")")
       }
       let sent = try fixture.server.engine.cupsJobs(
         named: PrintWorker.cupsJobName(jobs[0]), queue: "daemon-failover", server: rig.server)
@@ -77,7 +79,9 @@ import Testing
         .stdout
       #expect(text.contains("FOR KITCHEN"), "\(text)")
       try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-failover"])
-      try await Task.sleep(for: .seconds(3))
+      // A job sent after them comes out: had CUPS kept one of them, it would have printed first.
+      let marker = try rig.printMarker(queue: "daemon-failover")
+      #expect(await eventually(seconds: 60) { rig.hasReceived(marker) }, "the resumed queue prints")
       #expect(jobs.allSatisfy { rig.received(containing: $0.id).isEmpty }, "the resumed queue printed none of them")
     }
   }
@@ -239,7 +243,9 @@ import Testing
     #expect(await fixture.wait { await job(fixture, jobs[0].id)?.printerState?.contains("printer-stopped") == true })
     let started = Date()
     await fixture.server.stop()  // the job cannot finish: the stop waits its grace, then leaves it
-    #expect(Date().timeIntervalSince(started) < 5, "the stop is bounded by the grace period")
+    // Bounded by the grace (1 s), not by the job: a stop that waited for the job would never end
+    // (the queue stays stopped); 10 s more is room for a loaded machine, not a speed target.
+    #expect(Date().timeIntervalSince(started) < 1 + 10, "the stop is bounded by the grace period")
     #expect(await job(fixture, jobs[0].id)?.state == .printing, "left for reconciliation")
     try rig.cupsTool("/usr/sbin/cupsenable", ["daemon-stop"])
     let restarted = try ReceiptServer(configuration: fixture.server.configuration)

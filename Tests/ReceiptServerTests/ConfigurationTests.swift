@@ -15,6 +15,39 @@ import Testing
     return url
   }
 
+  /// Every default in the README's configuration table is the daemon's: the table is read
+  /// (the oracle is what users are told) and compared with a configuration given only printers.
+  @Test func theREADMEsDefaultsAreTheDaemons() throws {
+    let readme = try String(contentsOf: Tool.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    var defaults: [String: String] = [:]
+    for row in readme.split(separator: "\n") where row.hasPrefix("| `") {
+      let cells = row.split(separator: "|", omittingEmptySubsequences: false).map {
+        $0.trimmingCharacters(in: .whitespaces)
+      }
+      guard cells.count == 6 else { continue }
+      for name in cells[1].matches(of: /`([a-zA-Z]+)`/).map({ String($0.output.1) }) { defaults[name] = cells[4] }
+    }
+    /// The numbers of a default cell, in order ("60 s, 10 s" → [60, 10]).
+    func numbers(_ setting: String) -> [Double] {
+      (defaults[setting] ?? "").matches(of: /[0-9]+(\.[0-9]+)?/).compactMap { Double($0.output.0) }
+    }
+    var settings = Settings()
+    settings.printers = ["a": "dir:/tmp/receipt-defaults"]
+    let c = try ReceiptServer.Configuration(settings, templates: ServerFixture.templates)
+    #expect(defaults["host"] == "`127.0.0.1`" && c.host == "127.0.0.1")
+    #expect(numbers("port").first == Double(c.port), "port")
+    #expect(numbers("maxAttempts") == [Double(c.maxAttempts)], "maxAttempts")
+    #expect(numbers("maxBodyBytes") == [1, 10] && c.maxBodyBytes == 1 << 20 && c.shutdownGrace == 10)
+    #expect(numbers("maxConnections").first == Double(c.maxConnections), "maxConnections")
+    #expect(numbers("idleTimeout") == [c.idleTimeout, c.headerTimeout], "idleTimeout, headerTimeout")
+    #expect(numbers("maxCrashes") == [Double(c.maxCrashes)], "maxCrashes")
+    #expect(numbers("failoverAfter") == [c.failoverAfter], "failoverAfter")
+    #expect(numbers("archiveDays").contains(Double(c.archiveDays)), "archiveDays: \(defaults["archiveDays"] ?? "")")
+    #expect(defaults["maxEventStreams"]?.contains("an eighth of `maxConnections`, 1–64") == true)
+    #expect(c.eventStreamLimit == min(64, max(1, c.maxConnections / 8)))
+    #expect(c.effectiveDefaultPrinter == "a", "first printer")
+  }
+
   @Test func theShippedExampleFileLoads() throws {
     let example = ServerFixture.templates.appendingPathComponent("../dist/receipt-serve.json").standardizedFileURL
     let configuration = try ReceiptServer.Configuration(

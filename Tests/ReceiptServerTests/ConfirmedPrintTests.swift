@@ -76,7 +76,11 @@ import Testing
           return first?.state == .queued && first?.error?.contains("out of paper") == true
         })
       #expect(simulator.bufferClears == 1 && simulator.confirmedProcessIDs.isEmpty)
-      try await Task.sleep(for: .seconds(3))
+      // The worker keeps asking the printer while it holds: two more status requests show it had
+      // its chances to print, and printed nothing.
+      let asked = simulator.statusRequestCount
+      #expect(
+        await eventually(seconds: 30) { simulator.statusRequestCount >= asked + 2 }, "the worker watches the printer")
       #expect(simulator.pages.count == 1 && simulator.pages[0].cut == "paper-out", "held: nothing more was printed")
       #expect(
         try await jobs.dropFirst().asyncFilter { try await fixture.server.store.job($0.id)?.state == .queued }.count

@@ -23,6 +23,30 @@ import Testing
       database: database)
   }
 
+  /// The session that holds a printer has TCP keepalive (a vanished machine loses its printers
+  /// within seconds): the kernel shows the keepalive timer on the server's end of that session's
+  /// socket (`ss`, iproute2), found by its client port in pg_stat_activity.
+  @Test func theOwnershipSessionHasTCPKeepalive() async throws {
+    let cluster = try PostgresCluster.shared()
+    let url = try PostgresURL(cluster.createDatabase())
+    let store = try PostgresJobStore(url: url)
+    #expect(try await store.own(printer: "bar", maxCrashes: 3) == [])
+    let clientPort = try cluster.psql(
+      "SELECT client_port FROM pg_stat_activity WHERE datname = current_database() "
+        + "AND application_name LIKE 'receipt owns bar (%'", database: url.database)
+    try #require(Int(clientPort) != nil, "the owning session: \(clientPort)")
+    // While data is in flight the socket shows its retransmission timer; idle, the keepalive one.
+    var socket = ""
+    #expect(
+      try await eventually(seconds: 10, poll: 0.05) {
+        socket = try Tool.run(
+          "ss", ["-tnoH", "state", "established", "( sport = :\(cluster.port) and dport = :\(clientPort) )"]
+        ).stdout
+        return socket.contains("timer:(keepalive,")
+      }, "\(socket)")
+    await store.close()
+  }
+
   @Test func oneDaemonOwnsAPrinterAndAnotherTakesOverWhenItsSessionDies() async throws {
     let url = try PostgresURL(PostgresCluster.shared().createDatabase())
     let a = try PostgresJobStore(url: url)
@@ -137,6 +161,9 @@ import Testing
     #expect(throws: ReceiptError.self) { try PostgresURL("postgres://u@h/db?sslmode=require") }
     let url = try PostgresURL("postgres://shop:secret@db.local:6543/queue")
     #expect(url.redacted == "postgres://shop:***@db.local:6543/queue")
+    let socket = try PostgresURL("postgres://shop:secret@:6543/queue?host=/run/postgresql")
+    #expect(socket.socketDirectory == "/run/postgresql" && socket.port == 6543)
+    #expect(socket.redacted == "postgres://shop:***@:6543/queue?host=/run/postgresql", "the port names the socket file")
   }
 }
 

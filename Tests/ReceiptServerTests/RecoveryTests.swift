@@ -59,9 +59,17 @@ import Testing
         await fixture.wait {
           (try? await restarted.store.job(job.id))?.error?.contains("cannot reach the CUPS server") == true
         })
+      // Retried, not failed: queued again for a later attempt (the condition waited for, not a
+      // state read at one moment).
+      #expect(
+        await fixture.wait {
+          guard let state = try? await restarted.store.job(job.id) else { return false }
+          return state.state == .queued && state.attempts >= 1
+            && state.notBefore > state.updatedAt.addingTimeInterval(-1)
+            && state.error?.contains("cannot reach the CUPS server") == true
+        }, "queued for a retry")
       let state = try #require(try await restarted.store.job(job.id))
-      #expect(state.state == .queued || state.state == .printing, "retried, not failed: \(state.state)")
-      #expect(state.cupsJobID == nil, "nothing was sent")
+      #expect(state.cupsJobID == nil && state.sentAt == nil, "nothing was sent")
     }
   }
 
@@ -72,11 +80,22 @@ import Testing
       store: store)
     let job = try await submit(fixture, printer: "kitchen")
     _ = try await fixture.server.store.own(printer: "kitchen", maxCrashes: 3)  // this daemon drives it
-    _ = try await fixture.server.store.claimNext(printer: "kitchen", now: Date())  // then the crash
+    _ = try await fixture.server.store.claimNext(printer: "kitchen", now: Date())
+    // Recorded as sent, and the first bytes reached the printer; then the crash.
+    _ = try await fixture.server.store.markSent(job.id, processID: nil)
+    let connection = try Loopback.connect(port: printer.port)
+    _ = Array("\u{1B}@".utf8).withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+    close(connection)
+    #expect(await eventually(seconds: 10) { printer.count == 1 })
     let restarted = try await fixture.crashAndRestart()
     try await running(restarted) {
       #expect(await fixture.wait { (try? await restarted.store.job(job.id))?.state == .completed })
-      #expect(printer.count == 1, "sent (again): a socket printer cannot be asked, so it is at least once")
+      // A socket printer cannot be asked whether it printed: at least once, so sent again, and
+      // counted as an interruption (the receipt says it is a reprint), not as a crash.
+      #expect(printer.count == 2, "sent again")
+      let done = try #require(try await restarted.store.job(job.id))
+      #expect(
+        done.interruptions == 1 && done.crashes == 0, "interruptions \(done.interruptions), crashes \(done.crashes)")
     }
   }
 

@@ -24,11 +24,17 @@ public final class Daemon: @unchecked Sendable {
   /// The daemon's process id while it runs.
   public var pid: Int32? { process?.processIdentifier }
 
-  /// Prepares (does not start) a daemon with `arguments` after `serve --port PORT`.
-  public init(arguments: [String], environment: [String: String] = [:], log: URL) throws {
+  /// Whether `--port 0` goes before the arguments (false: the port comes from the arguments,
+  /// the environment or the configuration, as a test of those chooses).
+  let choosesPort: Bool
+
+  /// Prepares (does not start) a daemon with `arguments` after `serve --port 0` (or after
+  /// `serve` alone when `choosesPort` is false).
+  public init(arguments: [String], environment: [String: String] = [:], log: URL, choosesPort: Bool = true) throws {
     self.arguments = arguments
     self.environment = environment
     self.log = log
+    self.choosesPort = choosesPort
     FileManager.default.createFile(atPath: log.path, contents: nil)
   }
 
@@ -38,10 +44,11 @@ public final class Daemon: @unchecked Sendable {
     let binary = try Tool.shippedBinary()
     if wrapper.isEmpty {
       process.executableURL = URL(fileURLWithPath: binary)
-      process.arguments = ["serve", "--port", "0"] + arguments
+      process.arguments = ["serve"] + (choosesPort ? ["--port", "0"] : []) + arguments
     } else {
       process.executableURL = URL(fileURLWithPath: wrapper[0])
-      process.arguments = Array(wrapper.dropFirst()) + [binary, "serve", "--port", "0"] + arguments
+      process.arguments =
+        Array(wrapper.dropFirst()) + [binary, "serve"] + (choosesPort ? ["--port", "0"] : []) + arguments
     }
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     let handle = try FileHandle(forWritingTo: log)
@@ -111,6 +118,19 @@ public final class Daemon: @unchecked Sendable {
   public func terminate(seconds: Double = 30) -> Int32? {
     guard let process, process.isRunning else { return process?.terminationStatus }
     kill(process.processIdentifier, SIGTERM)
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+    if process.isRunning {
+      kill9()
+      return nil
+    }
+    return process.terminationStatus
+  }
+
+  /// SIGINT (Ctrl-C in a terminal), then waits like ``terminate(seconds:)``.
+  public func interrupt(seconds: Double = 30) -> Int32? {
+    guard let process, process.isRunning else { return process?.terminationStatus }
+    kill(process.processIdentifier, SIGINT)
     let deadline = Date().addingTimeInterval(seconds)
     while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
     if process.isRunning {

@@ -124,7 +124,7 @@ public final class PrintRig: @unchecked Sendable {
   /// The IPP Everywhere queues made at start, one per test that stops or follows one.
   static let ippQueues = [
     "daemon-kill", "daemon-hold", "daemon-crash", "daemon-state", "daemon-stop", "daemon-incoming", "daemon-failover",
-    "pg-failover", "pg-restart",
+    "pg-failover", "pg-restart", "cli-held",
     removedQueue,
   ]
   /// A queue made and then removed at start (for the test of a removed printer).
@@ -154,6 +154,7 @@ public final class PrintRig: @unchecked Sendable {
       Allow all
     </Location>
     <Policy default>
+      JobPrivateValues none
       <Limit All>
         Order deny,allow
       </Limit>
@@ -206,6 +207,22 @@ public final class PrintRig: @unchecked Sendable {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: spool.path)) ?? []
     return names.filter { $0.hasSuffix(".pwg") && $0.contains(text) }
       .sorted { (Int($0.prefix { $0.isNumber }) ?? 0) < (Int($1.prefix { $0.isNumber }) ?? 0) }
+  }
+
+  /// Prints a small PDF to `queue` with `lp` under a fresh title and returns the title: once
+  /// ``hasReceived(_:)`` says so, every job queued before it on that queue has had its turn (a
+  /// queue prints in order) — the condition to wait on before saying a queue printed nothing.
+  public func printMarker(queue: String) throws -> String {
+    let title = "marker-\(UUID().uuidString.prefix(8).lowercased())"  // ippeveprinter's file names are lower case
+    try Self.run(
+      "/usr/bin/lp", ["-d", queue, "-t", title, "/usr/share/cups/data/default.pdf"],
+      environment: ["CUPS_SERVER": server])
+    return title
+  }
+
+  /// Whether the IPP printer received a file (any format) whose job name contains `text`.
+  public func hasReceived(_ text: String) -> Bool {
+    ((try? FileManager.default.contentsOfDirectory(atPath: spool.path)) ?? []).contains { $0.contains(text) }
   }
 
   /// Runs a CUPS command-line tool against the rig (cupsdisable, lpstat …).

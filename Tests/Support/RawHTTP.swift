@@ -57,6 +57,14 @@ public final class RawConnection: @unchecked Sendable {
     return (data, false)
   }
 
+  /// Whether the peer has closed the connection, looked at without waiting (MSG_PEEK: nothing is
+  /// consumed).
+  public var isClosedByPeer: Bool {
+    var byte: UInt8 = 0
+    let n = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+  }
+
   /// Sends one request and reads the answer (the connection is closed by `Connection: close`).
   public static func request(port: Int, _ text: String, timeout: TimeInterval = 10) throws -> String {
     let connection = try RawConnection(port: port)

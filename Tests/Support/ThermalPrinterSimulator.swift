@@ -153,6 +153,26 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
   /// Commands received but not printed yet (the engine is stopped or busy).
   public var pendingCommands: Int { locked { $0.queue.count } }
 
+  /// Prints a stream captured elsewhere (what a CUPS raw queue or a socket listener received):
+  /// sends it on a connection of its own and waits (at most `seconds`) until every byte is
+  /// received and every command executed or refused; the pages printed by it.
+  public func replay(_ bytes: Data, seconds: Double = 30) throws -> [SimulatedPage] {
+    let before = (pages: pages.count, bytes: bytesReceived)
+    let fd = try Loopback.connect(port: port)
+    defer { close(fd) }
+    var sent = 0
+    while sent < bytes.count {
+      let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+      guard n > 0 else { throw RigError("replay: \(String(cString: strerror(errno)))") }
+      sent += n
+    }
+    let done = waitUntil(seconds: seconds, poll: 0.01) {
+      bytesReceived >= before.bytes + bytes.count && (pendingCommands == 0 || !refusedCommands.isEmpty)
+    }
+    guard done else { throw RigError("replay: the printer did not take the \(bytes.count) bytes in \(seconds) s") }
+    return Array(pages.dropFirst(before.pages))
+  }
+
   /// The answer to `DLE EOT n`: bits 1 and 4 set, 0 and 7 clear; the rest per n (Epson).
   public func statusByte(_ n: UInt8) -> UInt8 { locked { $0.statusByte(n) } }
 

@@ -104,8 +104,45 @@ public enum Tool {
     guard FileManager.default.isExecutableFile(atPath: path) else {
       throw RigError("no release binary at \(path): run `make release` first (`make test` does)")
     }
+    if ProcessInfo.processInfo.environment["RECEIPT_BINARY"] == nil, let stale = staleBinary {
+      throw RigError(stale)
+    }
     return path
   }
+
+  /// A reason to refuse the release binaries, or nil: each must be newer than every source file
+  /// it is built from (`receipt`: all of `Sources/` but the daemon's modules; `receipt-daemon`:
+  /// all but the CLI's own), or the end-to-end tests would test yesterday's code. Looked at once.
+  static let staleBinary: String? = {
+    let release = packageRoot.appendingPathComponent(".build/release")
+    let sources = packageRoot.appendingPathComponent("Sources")
+    let modules = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
+    let binaries: [(String, Set<String>)] = [
+      ("receipt", ["ReceiptServer", "receipt-daemon", "receipt-bench"]),
+      ("receipt-daemon", ["receipt", "receipt-bench"]),
+    ]
+    for (binary, excluded) in binaries {
+      let path = release.appendingPathComponent(binary).path
+      guard let built = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date else {
+        return "no release binary at \(path): run `make release` first (`make test` does)"
+      }
+      var newest: (Date, String)?
+      for module in modules where !excluded.contains(module) {
+        let root = sources.appendingPathComponent(module)
+        let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.contentModificationDateKey])
+        while let file = files?.nextObject() as? URL {
+          guard let date = try? file.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate
+          else { continue }
+          if date > newest?.0 ?? .distantPast { newest = (date, file.path) }
+        }
+      }
+      if let (date, file) = newest, date > built {
+        return
+          "\(path) is older than \(file): run `make release` (it builds and touches the binaries; the end-to-end tests run the shipped binary)"
+      }
+    }
+    return nil
+  }()
 }
 
 extension Tool {
@@ -200,5 +237,32 @@ extension Tool {
       let system = Double(fields[2]), let kilobytes = Int(fields[3])
     else { throw RigError("cannot read GNU time's report in \(report.path)") }
     return (result, Cost(seconds: wall, cpuSeconds: user + system, peakBytes: kilobytes * 1024))
+  }
+}
+
+extension Data {
+  /// The bytes a hexadecimal string spells (two digits a byte; anything else ends the bytes).
+  public init(hex: String) {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(hex.utf8.count / 2)
+    var high: UInt8?
+    for c in hex.utf8 {
+      let digit: UInt8
+      switch c {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = c - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = c - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = c - UInt8(ascii: "A") + 10
+      default:
+        self.init(bytes)
+        return
+      }
+      if let h = high {
+        bytes.append(h << 4 | digit)
+        high = nil
+      } else {
+        high = digit
+      }
+    }
+    self.init(bytes)
   }
 }

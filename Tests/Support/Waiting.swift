@@ -23,6 +23,23 @@ public final class Collected<Element>: @unchecked Sendable {  // `list` only beh
 
   /// Everything added so far, in the order it was added.
   public var all: [Element] { lock.withLock { list } }
+
+  /// How many were added so far.
+  public var count: Int { lock.withLock { list.count } }
+}
+
+/// A flag set by one thread and read by others (a test's "stop now" to its client threads).
+public final class Flag: @unchecked Sendable {  // `value` only behind `lock`
+  private let lock = NSLock()
+  private var value = false
+
+  public init() {}
+
+  /// Sets the flag (any thread).
+  public func set() { lock.withLock { value = true } }
+
+  /// Whether it was set.
+  public var isSet: Bool { lock.withLock { value } }
 }
 
 /// The async form of ``waitUntil(seconds:poll:_:)``, for async tests (a daemon in the same

@@ -60,7 +60,9 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
 
   /// The URL without its password, for messages and logs.
   package var redacted: String {
-    let address = socketDirectory.map { "@/\(database)?host=\($0)" } ?? "@\(host ?? ""):\(port)/\(database)"
+    let socketPort = port == 5432 ? "" : ":\(port)"
+    let address =
+      socketDirectory.map { "@\(socketPort)/\(database)?host=\($0)" } ?? "@\(host ?? ""):\(port)/\(database)"
     return "postgres://\(user)" + (password == nil ? "" : ":***") + address
   }
 

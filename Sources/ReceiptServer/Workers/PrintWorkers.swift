@@ -1,0 +1,15 @@
+import ServiceLifecycle
+
+/// Every printer's ``PrintWorker`` as one Service: the workers run side by side, and a graceful
+/// shutdown reaches them all at once (each worker's own handler, through the task-local shutdown
+/// signal its task inherits), so their grace periods run together — a ServiceGroup would shut
+/// its services down one after another, and a stop could take a grace period per printer.
+struct PrintWorkers: Service {
+  let workers: [PrintWorker]
+
+  func run() async throws {
+    await withTaskGroup(of: Void.self) { group in
+      for worker in workers { group.addTask { try? await worker.run() } }
+    }
+  }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import ReceiptTestSupport
+import Testing
+
+/// Every `receipt serve` setting the README's configuration table gives an environment variable
+/// or a flag, set that way on the shipped binary and seen in what the daemon does; the layers
+/// in the README's order (file, then environment, then flags, each overriding the one before);
+/// and the defaults it documents.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ServeSettingsTests {
+  static let token = "env-token-0123456789"
+  static let flagToken = "flag-token-0123456789"
+
+  /// A templates directory with one template of its own (`solo`), to tell it from the shipped ones.
+  static func templates() throws -> URL {
+    let dir = try Tool.temporaryDirectory().appendingPathComponent("templates")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    try "<receipt><text>solo</text></receipt>".write(
+      to: dir.appendingPathComponent("solo.xml"), atomically: true, encoding: .utf8)
+    return dir
+  }
+
+  static func raw(_ daemon: Daemon, _ head: String) throws -> String {
+    try RawConnection.request(port: Int(daemon.port), head + "Connection: close\r\n\r\n", timeout: 10)
+  }
+
+  @Test func theEnvironmentSetsEverySettingAndFlagsOverrideIt() throws {
+    let work = try Tool.temporaryDirectory()
+    for name in ["a", "b"] {
+      try FileManager.default.createDirectory(
+        at: work.appendingPathComponent(name), withIntermediateDirectories: true)
+    }
+    let config = work.appendingPathComponent("serve.json")
+    try #"{"maxAttempts": 2, "shutdownGrace": 1}"#.write(to: config, atomically: true, encoding: .utf8)
+    let port = try PrintRig.freePortForTests()
+    let environment = [
+      "RECEIPT_CONFIG": config.path, "RECEIPT_HOST": "127.0.0.1", "RECEIPT_PORT": "\(port)",
+      "RECEIPT_DB": work.appendingPathComponent("env.sqlite").path,
+      "RECEIPT_TEMPLATES": try Self.templates().path,
+      "RECEIPT_PRINTERS": "a=dir:\(work.path)/a,b=dir:\(work.path)/b,gone=cups:gone",
+      "RECEIPT_DEFAULT_PRINTER": "b", "RECEIPT_TOKENS": Self.token,
+      "RECEIPT_CORS_ORIGINS": "https://pos.example.com", "RECEIPT_HOST_NAMES": "till.local",
+      // "gone" is a CUPS queue on a server nobody runs: each attempt fails and is retried.
+      "CUPS_SERVER": "127.0.0.1:9",
+    ]
+    let daemon = try Daemon(
+      arguments: [], environment: environment, log: work.appendingPathComponent("env.log"), choosesPort: false)
+    try daemon.start()
+    defer { _ = daemon.terminate() }
+    #expect(daemon.port == port, "RECEIPT_PORT")
+    #expect(FileManager.default.fileExists(atPath: work.appendingPathComponent("env.sqlite").path), "RECEIPT_DB")
+    let auth = ["Authorization": "Bearer \(Self.token)"]
+    #expect(try daemon.request("GET", "/v1/templates").status == 401, "RECEIPT_TOKENS: a token is needed")
+    let templates = try daemon.request("GET", "/v1/templates", headers: auth)
+    #expect(templates.json["templates"] as? [String] == ["solo"], "RECEIPT_TEMPLATES: \(templates.json)")
+    let printers = try daemon.request("GET", "/v1/printers", headers: auth).json["printers"] as? [[String: Any]]
+    #expect(Set(printers?.compactMap { $0["name"] as? String } ?? []) == ["a", "b", "gone"], "RECEIPT_PRINTERS")
+    let job = try daemon.request(
+      "POST", "/v1/jobs", body: Data(#"{"template": "solo", "data": {}}"#.utf8), headers: auth)
+    #expect(job.status == 202 && job.json["printer"] as? String == "b", "RECEIPT_DEFAULT_PRINTER: \(job.json)")
+    // RECEIPT_CORS_ORIGINS and RECEIPT_HOST_NAMES, on the wire.
+    let allowed = try Self.raw(
+      daemon,
+      "GET /v1/templates HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://pos.example.com\r\n"
+        + "Authorization: Bearer \(Self.token)\r\n")
+    #expect(allowed.hasPrefix("HTTP/1.1 200"), "\(allowed.prefix(120))")
+    let foreign = try Self.raw(
+      daemon,
+      "GET /v1/templates HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\n"
+        + "Authorization: Bearer \(Self.token)\r\n")
+    #expect(foreign.hasPrefix("HTTP/1.1 403"), "\(foreign.prefix(120))")
+    #expect(try Self.raw(daemon, "GET /healthz HTTP/1.1\r\nHost: till.local\r\n").hasPrefix("HTTP/1.1 200"))
+    #expect(try Self.raw(daemon, "GET /healthz HTTP/1.1\r\nHost: evil.example\r\n").hasPrefix("HTTP/1.1 421"))
+    // RECEIPT_CONFIG's maxAttempts: a CUPS server out of reach; the job is dead after 2 attempts.
+    let gone = try daemon.request(
+      "POST", "/v1/jobs", body: Data(#"{"template": "solo", "printer": "gone", "data": {}}"#.utf8), headers: auth)
+    let goneID = try #require(gone.json["id"] as? String)
+    #expect(
+      waitUntil(seconds: 60) {
+        (try? daemon.request("GET", "/v1/jobs/\(goneID)", headers: auth).json["state"] as? String) == "dead"
+      })
+    #expect(try daemon.request("GET", "/v1/jobs/\(goneID)", headers: auth).json["attempts"] as? Int == 2)
+    #expect(daemon.terminate() == 0)
+    let log = try String(contentsOf: work.appendingPathComponent("env.log"), encoding: .utf8)
+    #expect(!log.contains("the workers stopped"), "a clean stop logs no error: \(log)")
+
+    // Flags over the same environment: each wins over its variable.
+    let flagged = try Daemon(
+      arguments: [
+        "--default-printer", "a", "--token", Self.flagToken, "--cors-origin", "https://other.example",
+        "--max-attempts", "1",
+      ], environment: environment, log: work.appendingPathComponent("flags.log"))
+    try flagged.start()
+    defer { _ = flagged.terminate() }
+    let flagAuth = ["Authorization": "Bearer \(Self.flagToken)"]
+    #expect(try flagged.request("GET", "/v1/templates", headers: auth).status == 401, "--token replaces the variable")
+    let second = try flagged.request(
+      "POST", "/v1/jobs", body: Data(#"{"template": "solo", "data": {}}"#.utf8), headers: flagAuth)
+    #expect(second.json["printer"] as? String == "a", "--default-printer: \(second.json)")
+    let other = try Self.raw(
+      flagged,
+      "GET /v1/templates HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://other.example\r\n"
+        + "Authorization: Bearer \(Self.flagToken)\r\n")
+    #expect(other.hasPrefix("HTTP/1.1 200"), "--cors-origin: \(other.prefix(120))")
+    let once = try flagged.request(
+      "POST", "/v1/jobs", body: Data(#"{"template": "solo", "printer": "gone", "data": {}}"#.utf8), headers: flagAuth)
+    let onceID = try #require(once.json["id"] as? String)
+    #expect(
+      waitUntil(seconds: 60) {
+        (try? flagged.request("GET", "/v1/jobs/\(onceID)", headers: flagAuth).json["state"] as? String) == "dead"
+      })
+    #expect(try flagged.request("GET", "/v1/jobs/\(onceID)", headers: flagAuth).json["attempts"] as? Int == 1)
+  }
+}
