@@ -45,6 +45,8 @@ let package = Package(
     cLibrary("CPNG", pkgConfig: "libpng16", apt: ["libpng-dev"]),
     cLibrary("CJPEG", pkgConfig: "libjpeg", apt: ["libjpeg-dev"]),
     cLibrary("CHyphen", apt: ["libhyphen-dev"]),
+    // Opened with dlopen when the daemon advertises its IPP printers (no link): see its shim.h.
+    cLibrary("CAvahi", apt: ["libavahi-client-dev"]),
 
     // The pipeline, one way: Markup → Model → Layout → Render → Print; Kit is the facade.
     .target(name: "ReceiptModel", swiftSettings: strictImports),
@@ -61,7 +63,7 @@ let package = Package(
       name: "ReceiptRender", dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CFreeType", "CPNG"],
       swiftSettings: strictImports),
     .target(
-      name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptLayout", "ReceiptRender", "CCups"],
+      name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptLayout", "ReceiptRender", "CCups", "CAvahi"],
       resources: [
         .embedInCode("Models/epson-tm-t88v.json"), .embedInCode("Models/epson-tm-t88vi.json"),
         .embedInCode("Models/epson-tm-t20iii.json"), .embedInCode("Models/epson-tm-m30iii.json"),
@@ -92,7 +94,7 @@ let package = Package(
       resources: [
         .embedInCode("Resources/openapi.yaml"), .embedInCode("Resources/web/index.html"),
         .embedInCode("Resources/web/app.js"), .embedInCode("Resources/web/app.css"),
-        .embedInCode("Resources/web/favicon.svg"),
+        .embedInCode("Resources/web/favicon.svg"), .embedInCode("Resources/printer-icon.png"),
       ], swiftSettings: strictImports
     ),
     // The command line: `receipt` runs the one-shot commands and loads no daemon library;

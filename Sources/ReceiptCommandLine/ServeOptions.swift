@@ -39,6 +39,11 @@ package struct ServeOptions: ParsableArguments {
   package var corsOrigin: [String] = []
   @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
   package var templates: String?
+  @Option(help: "Port of the IPP printers (default: the API's port + 2, i.e. 8633; 0 picks a free one).")
+  package var ippPort: Int?
+  @Option(help: "Address the IPP printers listen on (default 127.0.0.1; 0.0.0.0 for phones and tablets).")
+  package var ippHost: String?
+  @Flag(help: "Do not offer the printers over IPP (AirPrint / IPP Everywhere).") package var noIpp = false
 
   package init() {}
 }

@@ -113,10 +113,6 @@ extension ReceiptEngine {
   public func prepare(_ document: ReceiptDocument, request: PrintRequest) throws -> PreparedPrint {
     guard (1...99).contains(request.copies) else { throw ReceiptError(.data, "copies must be between 1 and 99") }
     let receiptID = String(UUID().uuidString.prefix(8)).lowercased()
-    let job = PrintJob(
-      name: request.jobName ?? "receipt-\(receiptID) \(document.title)", copies: request.copies,
-      options: request.options, holdWhenStopped: request.holdWhenStopped, model: request.model,
-      processID: request.processID ?? (request.wait ? Self.processID() : nil), shouldStop: request.shouldStop)
     return try ReceiptError.wrapping {
       let printer = try PrinterAddress.open(request.printer, server: request.server)
       let capabilities = printer.capabilities
@@ -124,11 +120,9 @@ extension ReceiptEngine {
       if let dpi = capabilities.resolution { document.pageSetup.resolution = Resolution(dpi: dpi) }
       document.pageSetup.monochrome = capabilities.format != .pdf
       let laidOut = try layout(document)
-      try capabilities.check(laidOut, printer: printer.name)
-      if let archive = request.archive { try archive(try PrintPath.pdf.encode(laidOut)) }
-      return PreparedPrint(
-        printer: printer, job: job, receipt: laidOut, document: try printer.encode(laidOut, job: job),
-        wait: request.wait, resolution: document.pageSetup.resolution)
+      return try prepare(
+        laidOut, printer: printer, request: request,
+        name: request.jobName ?? "receipt-\(receiptID) \(document.title)")
     }
   }
 

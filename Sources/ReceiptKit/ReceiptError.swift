@@ -70,7 +70,7 @@ extension ReceiptError {
       case .jobFailed, .interrupted, .notConfirmed, .abandoned: .job
       case .encoding: .render
       case .output: .output
-      case .badAddress, .badModel: .data
+      case .badAddress, .badModel, .document: .data
       default: .printer
       }
     self.init(stage, "\(error)", permanent: error.isPermanent, underlying: error)
@@ -80,7 +80,7 @@ extension ReceiptError {
   /// rest render failures.
   init(_ error: RenderError) {
     switch error {
-    case .tooLarge, .tooManyDots: self.init(.data, "\(error)", underlying: error)
+    case .tooLarge, .tooManyDots, .document: self.init(.data, "\(error)", underlying: error)
     default: self.init(.render, "\(error)", underlying: error)
     }
   }

@@ -1,6 +1,6 @@
 internal import CJPEG
 internal import CPNG
-import Foundation
+public import Foundation
 
 /// An image decoded for printing: 8-bit gray, 0 = black, alpha already composited onto white.
 public struct GrayImage: Hashable, Sendable {
@@ -8,6 +8,21 @@ public struct GrayImage: Hashable, Sendable {
   public let height: Int
   /// `width × height` bytes, row by row.
   public let pixels: [UInt8]
+
+  /// Creates an image from gray pixels (`width × height` bytes, 0 = black).
+  public init(width: Int, height: Int, pixels: [UInt8]) {
+    precondition(pixels.count == width * height, "a gray image has width × height bytes")
+    self.width = width
+    self.height = height
+    self.pixels = pixels
+  }
+
+  /// Decodes a PNG or JPEG file within the decoder's bounds (at most 8,192 pixels a side and
+  /// 16 megapixels); errors are ``LayoutError/image(_:)``.
+  public static func decode(_ data: Data) throws -> GrayImage { try ImageDecoder.decode(data) }
+
+  /// Whether `data` starts like a PNG or a JPEG file.
+  public static func isImage(_ data: Data) -> Bool { (try? ImageDecoder.format(of: data)) != nil }
 }
 
 /// The one path from image bytes (PNG, JPEG) to pixels, bounded before anything is decoded:

@@ -37,6 +37,8 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
   /// The caller stopped the print (``PrintJob/shouldStop``) while it was being sent or its
   /// confirmation awaited: whether it printed is unknown.
   case abandoned(String)
+  /// A document to print (PDF, raster, image) that cannot be read, or is over a bound.
+  case document(String)
 
   public var description: String {
     switch self {
@@ -56,7 +58,8 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
     case .jobFailed(let id, let state, let reason):
       return "job \(id) \(state): \(reason)"
     case .socket(let message), .encoding(let message), .output(let message), .badModel(let message),
-      .interrupted(let message), .notConfirmed(let message), .libraryMissing(let message), .abandoned(let message):
+      .interrupted(let message), .notConfirmed(let message), .libraryMissing(let message), .abandoned(let message),
+      .document(let message):
       return message
     case .badAddress(let address):
       return
@@ -71,7 +74,7 @@ extension PrintError {
   /// failed jobs and write errors may pass.
   public var isPermanent: Bool {
     switch self {
-    case .unknownPrinter, .noDefaultPrinter, .mediaNotSupported, .badAddress, .badModel, .encoding: true
+    case .unknownPrinter, .noDefaultPrinter, .mediaNotSupported, .badAddress, .badModel, .encoding, .document: true
     default: false
     }
   }

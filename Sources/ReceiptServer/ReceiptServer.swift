@@ -35,6 +35,10 @@ package final class ReceiptServer: Sendable {
   let templateSaves = Mutex(())
   /// The workers and background services while they run (between `start` and `stop`).
   private let running = Mutex<Running?>(nil)
+  /// Every printer as an IPP Everywhere printer (the IPP front), by name.
+  let ippPrinters: [String: IPPPrinter]
+  /// When the daemon started (IPP's clock).
+  let startedAt = Date()
 
   private struct Running: Sendable {
     var workers: [PrintWorker]
@@ -63,6 +67,10 @@ package final class ReceiptServer: Sendable {
       throw ReceiptError(.unavailable, "\(error); \(Self.check(configuration.database))")
     }
     engine = try ReceiptEngine()
+    let machine =
+      (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+      ?? ProcessInfo.processInfo.hostName
+    ippPrinters = Dictionary(configuration.printers.map { ($0.name, IPPPrinter($0, machine: machine)) }) { a, _ in a }
     // An accepted (retried, requeued) job wakes its printer's worker at once.
     store.observeWork { [weak self] printer in self?.wake(printer) }
     // Every committed change of a job, in commit order, to the event feed.
@@ -74,6 +82,11 @@ package final class ReceiptServer: Sendable {
     ReceiptSettings.isDatabaseURL(database)
       ? "check that PostgreSQL runs and --db names a database this user may use"
       : "check --db and the directory's permissions and free space"
+  }
+
+  /// Why `printer`'s worker holds its queue (paper out, cover open), nil while it can print.
+  func workerHold(_ printer: String) -> PrinterStatus? {
+    running.withLock { $0?.workers.first { $0.printer.name == printer } }?.hold.withLock { $0 }
   }
 
   /// Wakes the worker of `printer`.
@@ -167,7 +180,10 @@ package final class ReceiptServer: Sendable {
   /// Serves until SIGTERM or SIGINT: the workers run (``start()``) while the HTTP server's
   /// ServiceGroup runs; on the signal the HTTP server stops first, then the workers finish their
   /// jobs in hand (``stop()``); then the function returns.
-  package func run(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+  package func run(
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
+    onIPPRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+  ) async throws {
     let files = Self.raiseFileLimit()
     if files < configuration.maxConnections + 64 {
       logger.warning(
@@ -175,9 +191,20 @@ package final class ReceiptServer: Sendable {
       )
     }
     try await start()
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+      .init(service: application(onServerRunning: onServerRunning))
+    ]
+    let advertising =
+      configuration.ipp?.advertise == true
+      ? IPPAdvertising(logger: logger) { [ippPrinters = self] port in ippPrinters.ippAdvertisements(port: port) } : nil
+    let ipp = ippApplication { port in
+      advertising?.listening(on: port)
+      await onIPPRunning(port)
+    }
+    if let ipp { services.append(.init(service: ipp)) }
+    services += ippServices(advertising: advertising).map { .init(service: $0) }
     var group = ServiceGroupConfiguration(
-      services: [.init(service: application(onServerRunning: onServerRunning))],
-      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+      services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     // Clients that keep connections open cannot hold the shutdown up for ever.
     group.maximumGracefulShutdownDuration = .seconds(5)
     group.maximumCancellationDuration = .seconds(5)

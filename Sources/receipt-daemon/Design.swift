@@ -27,6 +27,8 @@ struct Design: AsyncParsableCommand {
       settings.printers = ["preview": "dir:\(printed.path)"]
       settings.defaultPrinter = "preview"
       settings.tokens = [token]
+      // The designer is for trying templates: no IPP printers beside it.
+      settings.ipp = false
       let configuration = try ReceiptServer.Configuration(settings, templates: directory)
       let server = try ReceiptServer(configuration: configuration)
       try await server.run { port in

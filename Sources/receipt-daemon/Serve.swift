@@ -31,6 +31,9 @@ struct Serve: AsyncParsableCommand {
       flags.maxAttempts = options.maxAttempts
       flags.tokens = options.token.isEmpty ? nil : options.token
       flags.corsOrigins = options.corsOrigin.isEmpty ? nil : options.corsOrigin
+      flags.ippPort = options.ippPort
+      flags.ippHost = options.ippHost
+      if options.noIpp { flags.ipp = false }
       settings = try settings.overridden(by: flags).withCUPSQueuesIfNoPrinters()
       var choice = try TemplateChoice.parse([])
       choice.templates = settings.templates
@@ -43,6 +46,10 @@ struct Serve: AsyncParsableCommand {
       try await server.run { port in
         try? Console.out(
           "receipt serve: http://\(configuration.host):\(port)/v1 with printers \(names), queue \(queue)")
+      } onIPPRunning: { port in
+        let host = configuration.ipp?.host ?? "127.0.0.1"
+        try? Console.out(
+          "receipt serve: ipp://\(host):\(port)/ipp/print/NAME for printers \(names) (IPP Everywhere, AirPrint)")
       }
     }
   }

@@ -48,11 +48,23 @@ public struct PrinterConfig: Sendable, Equatable {
   public var target: PrinterTarget
   /// The printer model receipts are laid out for (nil: the template's paper and resolution).
   public var model: PrinterModel?
+  /// The roll in the printer: what documents (IPP jobs) print on and what IPP clients are told.
+  /// Nil: 80 mm, or the model's only paper.
+  public var paper: Paper?
   /// Creates a printer.
-  public init(name: String, target: PrinterTarget, model: PrinterModel? = nil) {
+  public init(name: String, target: PrinterTarget, model: PrinterModel? = nil, paper: Paper? = nil) {
     self.name = name
     self.target = target
     self.model = model
+    self.paper = paper
+  }
+
+  /// The roll documents print on: ``paper``, else 80 mm when the model takes it (or there is no
+  /// model), else the model's first paper.
+  public var roll: Paper {
+    if let paper { return paper }
+    guard let model, model.paper["80mm"] == nil, let first = model.paper.keys.sorted().first else { return .mm80 }
+    return Paper(parsing: first) ?? .mm80
   }
 }
 

@@ -33,6 +33,15 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
   /// The archive directory and how many days a printed PDF is kept there (0: none).
   public var archive: String?
   public var archiveDays: Int?
+  /// Printer name → the roll it holds (`58mm`, `80mm`): what IPP clients are offered.
+  public var printerPapers: [String: String]?
+  /// The IPP Everywhere / AirPrint printers: on or off, their address, whether they are
+  /// advertised over DNS-SD, and the largest document they take.
+  public var ipp: Bool?
+  public var ippHost: String?
+  public var ippPort: Int?
+  public var ippAdvertise: Bool?
+  public var ippMaxDocumentBytes: Int?
 
   /// No settings.
   public init() {}
@@ -57,7 +66,8 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
       "host", "port", "database", "templates", "printers", "defaultPrinter", "maxAttempts", "maxBodyBytes", "tokens",
       "corsOrigins", "shutdownGrace", "cupsServer", "hostNames", "maxConnections", "maxEventStreams", "idleTimeout",
       "headerTimeout",
-      "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays",
+      "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays", "printerPapers", "ipp",
+      "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes",
     ]
     let object: [String: JSONValue]
     do {
@@ -105,7 +115,8 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
 
   /// Reads `RECEIPT_HOST`, `RECEIPT_PORT`, `RECEIPT_DB`, `RECEIPT_TEMPLATES`, `RECEIPT_PRINTERS`
   /// (`name=target,name=target`), `RECEIPT_DEFAULT_PRINTER`, `RECEIPT_TOKENS` (comma-separated),
-  /// `RECEIPT_CORS_ORIGINS` (comma-separated) and `CUPS_SERVER`.
+  /// `RECEIPT_CORS_ORIGINS` (comma-separated), `RECEIPT_IPP` (on/off), `RECEIPT_IPP_HOST`,
+  /// `RECEIPT_IPP_PORT` and `CUPS_SERVER`.
   public init(environment: [String: String]) throws {
     func list(_ key: String) -> [String]? {
       environment[key].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -126,6 +137,17 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     corsOrigins = list("RECEIPT_CORS_ORIGINS")
     hostNames = list("RECEIPT_HOST_NAMES")
     cupsServer = environment["CUPS_SERVER"]
+    ippHost = environment["RECEIPT_IPP_HOST"]
+    if let text = environment["RECEIPT_IPP_PORT"] {
+      guard let value = Int(text) else {
+        throw ReceiptError(.data, "RECEIPT_IPP_PORT must be a number, not '\(text)'")
+      }
+      ippPort = value
+    }
+    if let text = environment["RECEIPT_IPP"] {
+      guard ["on", "off"].contains(text) else { throw ReceiptError(.data, "RECEIPT_IPP is on or off, not '\(text)'") }
+      ipp = text == "on"
+    }
   }
 
   /// With no printers configured, the machine's CUPS queues (`cups:NAME` each; the default
@@ -181,6 +203,12 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     result.failoverAfter = other.failoverAfter ?? failoverAfter
     result.archive = other.archive ?? archive
     result.archiveDays = other.archiveDays ?? archiveDays
+    result.printerPapers = other.printerPapers ?? printerPapers
+    result.ipp = other.ipp ?? ipp
+    result.ippHost = other.ippHost ?? ippHost
+    result.ippPort = other.ippPort ?? ippPort
+    result.ippAdvertise = other.ippAdvertise ?? ippAdvertise
+    result.ippMaxDocumentBytes = other.ippMaxDocumentBytes ?? ippMaxDocumentBytes
     return result
   }
 

@@ -48,6 +48,8 @@ extension ReceiptServer {
     package var archive: URL?
     /// Days an archived PDF is kept; 0 keeps none.
     package var archiveDays: Int = 30
+    /// The IPP Everywhere / AirPrint front (nil: off).
+    package var ipp: IPPConfiguration?
 
     /// The archive directory, nil when archiving is off.
     package var archiveDirectory: URL? {
@@ -129,6 +131,14 @@ extension ReceiptServer {
       guard (1...max(1, maxConnections / 2)).contains(eventStreamLimit) else {
         throw ReceiptError(.data, "maxEventStreams must be 1…\(max(1, maxConnections / 2)) (half of maxConnections)")
       }
+      if let ipp {
+        guard (0...65535).contains(ipp.port), (1 << 16...1 << 30).contains(ipp.maxDocumentBytes) else {
+          throw ReceiptError(.data, "ippPort must be 0…65535 and ippMaxDocumentBytes 64 KiB…1 GiB")
+        }
+        guard ipp.port == 0 || ipp.port != port || ipp.host != host else {
+          throw ReceiptError(.data, "ippPort \(ipp.port) is the API's port; give the IPP printers a port of their own")
+        }
+      }
       guard failoverAfter >= 0, (0...36500).contains(archiveDays) else {
         throw ReceiptError(.data, "failoverAfter must be ≥ 0 seconds and archiveDays 0…36500")
       }
@@ -141,6 +151,28 @@ extension ReceiptServer {
           throw ReceiptError(
             .data, "CORS origin '\(origin)' must be scheme://host[:port], e.g. https://pos.example.com")
         }
+      }
+    }
+
+    /// Where the IPP printers listen and what they take.
+    package struct IPPConfiguration: Sendable, Equatable {
+      /// Default 127.0.0.1: phones and tablets reach it once it listens on the network.
+      package var host: String
+      /// 0 picks a free port.
+      package var port: Int
+      /// Advertise each printer over DNS-SD (Avahi) as `_ipp._tcp` with the AirPrint subtype.
+      package var advertise: Bool
+      /// The largest document a client may send (a request's body).
+      package var maxDocumentBytes: Int
+
+      /// Creates an IPP configuration; advertised unless it listens on loopback.
+      package init(
+        host: String = "127.0.0.1", port: Int = 8633, advertise: Bool? = nil, maxDocumentBytes: Int = 32 << 20
+      ) {
+        self.host = host
+        self.port = port
+        self.advertise = advertise ?? !["127.0.0.1", "::1", "localhost"].contains(host)
+        self.maxDocumentBytes = maxDocumentBytes
       }
     }
 

@@ -22,10 +22,26 @@ extension ReceiptServer.Configuration {
           throw ReceiptError(.data, "printer '\(name)': \(error)")
         }
       }
-      return PrinterConfig(name: name, target: parsed, model: model)
+      var paper: Paper?
+      if let text = settings.printerPapers?[name] {
+        guard let parsed = Paper(parsing: text) else {
+          throw ReceiptError(.data, "printer '\(name)': paper '\(text)' is not a roll width such as 58mm or 80mm")
+        }
+        if let model, model.paper[parsed.name] == nil {
+          throw ReceiptError(
+            .data,
+            "printer '\(name)': the model \(model.name) takes \(model.printHead.papers.joined(separator: " or ")), not \(text)"
+          )
+        }
+        paper = parsed
+      }
+      return PrinterConfig(name: name, target: parsed, model: model, paper: paper)
     }
     for name in (settings.printerModels ?? [:]).keys.sorted() where settings.printers?[name] == nil {
       throw ReceiptError(.data, "printerModels names '\(name)', which is not one of the printers")
+    }
+    for name in (settings.printerPapers ?? [:]).keys.sorted() where settings.printers?[name] == nil {
+      throw ReceiptError(.data, "printerPapers names '\(name)', which is not one of the printers")
     }
     self.init(
       host: settings.host ?? "127.0.0.1", port: settings.port ?? 8631,
@@ -42,5 +58,12 @@ extension ReceiptServer.Configuration {
     failoverAfter = settings.failoverAfter ?? 30
     archive = settings.archive.map { URL(fileURLWithPath: $0) }
     archiveDays = settings.archiveDays ?? 30
+    if settings.ipp ?? true {
+      // Beside the API: its port + 2 (8633), or a free one when the API takes a free one.
+      let apiPort = settings.port ?? 8631
+      ipp = IPPConfiguration(
+        host: settings.ippHost ?? "127.0.0.1", port: settings.ippPort ?? (apiPort == 0 ? 0 : apiPort + 2),
+        advertise: settings.ippAdvertise, maxDocumentBytes: settings.ippMaxDocumentBytes ?? 32 << 20)
+    }
   }
 }

@@ -38,8 +38,15 @@ struct JobResponse: Codable, Equatable {
   var stage: Job.Stage?
   /// Stops of the daemon while it rendered this job (absent when none).
   var crashes: Int?
+  /// A document job's format, name and user (IPP), absent for orders.
+  var documentFormat: String?
+  var jobName: String?
+  var user: String?
 
   init(_ job: Job) {
+    documentFormat = job.documentFormat
+    jobName = job.jobName
+    user = job.user
     stage = job.state == .printing ? job.stage : nil
     crashes = job.crashes > 0 ? job.crashes : nil
     sentAt = job.sentAt?.formatted(.iso8601)

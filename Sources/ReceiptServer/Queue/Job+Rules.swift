@@ -14,7 +14,9 @@ extension Job {
       data: request.data, locale: request.locale, copies: request.copies, state: .queued, attempts: 0, crashes: 0,
       error: nil, cupsJobID: nil, printerState: nil, createdAt: now, updatedAt: now, notBefore: now, orderID: orderID,
       route: request.route, label: request.label, fallback: request.fallback, reprintOf: request.reprintOf,
-      reprint: request.reprint, interruptions: 0)
+      reprint: request.reprint, interruptions: 0, documentFormat: request.documentFormat, jobName: request.jobName,
+      user: request.user, printOptions: request.printOptions)
+    if request.held { state = .held }
   }
 
   /// Whether the job holds its printer's queue: the head of a queue is its oldest job that is
@@ -85,9 +87,31 @@ extension Job {
     }
   }
 
-  /// Canceled before it started printing; false (nothing changes) unless it is queued.
+  /// A held job's document arrived (IPP Send-Document): it joins its printer's queue. False
+  /// (nothing changes) unless it is held.
+  mutating func release(data: Data, documentFormat: String?, now: Date) -> Bool {
+    guard state == .held else { return false }
+    self.data = data
+    self.documentFormat = documentFormat
+    state = .queued
+    notBefore = now
+    updatedAt = now
+    return true
+  }
+
+  /// A held job whose document did not come in time (or that cannot take one): failed with
+  /// `reason`. False unless it is held.
+  mutating func abandon(reason: String, now: Date) -> Bool {
+    guard state == .held else { return false }
+    state = .failed
+    error = reason
+    updatedAt = now
+    return true
+  }
+
+  /// Canceled before it started printing; false (nothing changes) unless it is queued or held.
   mutating func cancel(now: Date) -> Bool {
-    guard state == .queued else { return false }
+    guard state == .queued || state == .held else { return false }
     state = .canceled
     updatedAt = now
     return true

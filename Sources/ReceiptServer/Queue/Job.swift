@@ -4,6 +4,9 @@ package import Foundation
 struct Job: Codable, Sendable, Equatable {
   /// Where a job is in its life.
   enum State: String, Codable, Sendable, CaseIterable {
+    /// Created without its document yet (IPP Create-Job): not in its printer's queue until the
+    /// document arrives (Send-Document), canceled when it does not in time.
+    case held
     /// Accepted, waiting for its printer (or for a retry).
     case queued
     /// Being rendered and sent.
@@ -74,6 +77,15 @@ struct Job: Codable, Sendable, Equatable {
   /// While `printing`: whether the daemon is doing the job's own work or waiting on its printer
   /// (recorded durably before the first byte goes out), which decides whether a crash counts.
   var stage: Stage? = nil
+  /// A document job's format (what an IPP client sent: PDF, PWG or Apple raster, JPEG, PNG),
+  /// its bytes in `data`; nil for an order bound into `template`.
+  var documentFormat: String? = nil
+  /// The job's name and the user who sent it, as an IPP client gave them (`job-name`,
+  /// `requesting-user-name`).
+  var jobName: String? = nil
+  var user: String? = nil
+  /// How a document job prints (``DocumentJobOptions`` as JSON): scaling, content, pages.
+  var printOptions: String? = nil
 
   /// The part of printing a `printing` job is in.
   enum Stage: String, Codable, Sendable {
@@ -98,6 +110,13 @@ package struct JobRequest: Sendable, Equatable {
   /// Set for a reprint: the original job and the reprint's number.
   var reprintOf: String?
   var reprint: Int = 0
+  /// Set for a document job (IPP): its format, name, user and print options (see ``Job``).
+  var documentFormat: String?
+  var jobName: String?
+  var user: String?
+  var printOptions: String?
+  /// Created without its document (IPP Create-Job): `held` until ``Job/release(data:documentFormat:now:)``.
+  var held = false
 
   /// Creates a request.
   init(printer: String, template: String, data: Data, locale: String? = nil, copies: Int = 1) {

@@ -87,6 +87,23 @@ extension JobStore {
     return job
   }
 
+  /// A held job's document (IPP Send-Document): the job joins its printer's queue. Returns the
+  /// job as stored and whether it was held; nil when there is no such job.
+  func release(_ id: String, data: Data, documentFormat: String?, now: Date = Date()) async throws -> (
+    Job, released: Bool
+  )? {
+    guard
+      let (job, released) = try await update(id, { $0.release(data: data, documentFormat: documentFormat, now: now) })
+    else { return nil }
+    if released { notify(job.printer) }
+    return (job, released)
+  }
+
+  /// Fails a held job whose document did not come (``Job/abandon(reason:now:)``).
+  func abandon(_ id: String, reason: String, now: Date = Date()) async throws -> Job? {
+    try await update(id, { $0.abandon(reason: reason, now: now) })?.0
+  }
+
   /// Puts a failed or dead job back in its queue; returns the job, nil when there is none.
   func retry(_ id: String, now: Date = Date()) async throws -> Job? {
     guard let (job, retried) = try await update(id, { $0.retry(now: now) }) else { return nil }

@@ -65,6 +65,14 @@ extension SQLiteJobStore {
     migrator.registerMigration("v6: stage") { db in
       try db.alter(table: "job") { t in t.add(column: "stage", .text) }
     }
+    migrator.registerMigration("v7: document jobs (IPP)") { db in
+      try db.alter(table: "job") { t in
+        t.add(column: "documentFormat", .text)
+        t.add(column: "jobName", .text)
+        t.add(column: "user", .text)
+        t.add(column: "printOptions", .text)
+      }
+    }
     return migrator
   }
 }

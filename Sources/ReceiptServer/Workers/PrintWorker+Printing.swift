@@ -42,9 +42,21 @@ extension PrintWorker {
     }
   }
 
-  /// The job's own work on the printer's thread: bound, laid out, archived, drawn and encoded.
+  /// The job's own work on the printer's thread: bound (or, for a document, read), laid out,
+  /// archived, drawn and encoded.
   func prepare(_ job: Job, _ request: PrintRequest) async throws -> PreparedPrint {
-    try await pool.run { try self.engine.prepare(try self.document(job), request: request) }
+    if let format = job.documentFormat {
+      guard let format = DocumentFormat(rawValue: format) else {
+        throw ReceiptError(.data, "job \(job.id) has the unknown document format \(format)")
+      }
+      // An interrupted print (or a reprint) is marked as one, as templates mark receipts.
+      let mark = job.interruptions > 0 || job.reprint > 0 ? "*** REPRINT ***" : nil
+      let options = DocumentJobOptions(json: job.printOptions).printOptions(paper: printer.roll, mark: mark)
+      return try await pool.run {
+        try self.engine.prepareDocument(job.data, format: format, options: options, request: request)
+      }
+    }
+    return try await pool.run { try self.engine.prepare(try self.document(job), request: request) }
   }
 
   /// Sends a prepared receipt on the printer's thread; a print given up for the stop is

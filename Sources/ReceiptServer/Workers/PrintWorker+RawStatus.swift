@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ReceiptKit
+import Synchronization
 
 /// A raw ESC/POS printer (socket, USB, serial) is asked for its state before each job is
 /// claimed: while it reports paper out, an open cover or an error, the queue is held — no job is
@@ -34,6 +35,7 @@ extension PrintWorker {
 
   /// Logs a hold when it starts and when it ends (not on every poll).
   func noteHold(_ status: PrinterStatus?) {
+    hold.withLock { $0 = status }
     if let status {
       if rawStatus.startHold(status.message) {
         logger.warning(

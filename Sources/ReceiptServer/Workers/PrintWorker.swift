@@ -36,6 +36,9 @@ final class PrintWorker: Service, Sendable {
   let grace: TimeInterval
   /// Whether the raw printer answers status requests, and the current hold.
   let rawStatus = RawStatusMemory()
+  /// What the printer's IPP front reports: the printer's status while it holds the queue (paper
+  /// out, cover open), nil while it prints.
+  let hold = Mutex<PrinterStatus?>(nil)
   /// The printer's one thread for blocking work.
   let pool = BlockingPool(threads: 1)
   private let signal = WakeSignal()

@@ -85,10 +85,12 @@ extension PostgresJobStore {
     let rows = try await connection.query(
       """
       INSERT INTO job (id, "idempotencyKey", printer, template, data, locale, copies, state, attempts, crashes,
-        "createdAt", "updatedAt", "notBefore", "orderID", route, label, fallback, "reprintOf", reprint, interruptions)
+        "createdAt", "updatedAt", "notBefore", "orderID", route, label, fallback, "reprintOf", reprint, interruptions,
+        "documentFormat", "jobName", "user", "printOptions")
       VALUES (\(id), \(key), \(request.printer), \(request.template), \(request.data), \(request.locale),
-        \(request.copies), 'queued', 0, 0, \(now), \(now), \(now), \(orderID), \(request.route), \(request.label),
-        \(request.fallback), \(request.reprintOf), \(request.reprint), 0)
+        \(request.copies), \(request.held ? "held" : "queued"), 0, 0, \(now), \(now), \(now), \(orderID),
+        \(request.route), \(request.label), \(request.fallback), \(request.reprintOf), \(request.reprint), 0,
+        \(request.documentFormat), \(request.jobName), \(request.user), \(request.printOptions))
       RETURNING \(unescaped: PostgresSchema.jobColumns)
       """, logger: logger
     ).collect()
@@ -120,9 +122,10 @@ extension PostgresJobStore {
         if let token, try row.makeRandomAccess()[PostgresSchema.claimColumn].decode(String?.self) != token {
           throw OwnershipLost(job: id)
         }
-        var job = try Job(postgres: row)
+        let original = try Job(postgres: row)
+        var job = original
         let changed = change(&job)
-        if changed { try await self.save(job, connection) }
+        if changed { try await self.save(job, original: original, connection) }
         return (job, changed)
       }
     } catch let lost as OwnershipLost {
@@ -189,8 +192,16 @@ extension PostgresJobStore {
   }
 
   /// Writes back every field a rule can change. A job that is no longer printing carries no
-  /// claim; `claim` (a token) records this daemon's claim of it.
-  private func save(_ job: Job, claim: String? = nil, _ connection: PostgresConnection) async throws {
+  /// claim; `claim` (a token) records this daemon's claim of it. The document (`data`) is
+  /// written only when it changed from `original` (a held job's document arriving).
+  private func save(_ job: Job, claim: String? = nil, original: Job? = nil, _ connection: PostgresConnection)
+    async throws
+  {
+    if let original, original.data != job.data || original.documentFormat != job.documentFormat {
+      try await connection.query(
+        #"UPDATE job SET data = \#(job.data), "documentFormat" = \#(job.documentFormat) WHERE sequence = \#(job.sequence)"#,
+        logger: logger)
+    }
     try await connection.query(
       """
       UPDATE job SET printer = \(job.printer), state = \(job.state.rawValue), attempts = \(job.attempts),

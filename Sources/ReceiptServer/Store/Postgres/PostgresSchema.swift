@@ -13,12 +13,13 @@ enum PostgresSchema {
   static let submitLock: Int32 = 0x7263_7002
 
   /// Where `claim` is when a query selects it after ``jobColumns``.
-  static let claimColumn = 30
+  static let claimColumn = 34
   /// The job's columns, in the order ``Job/init(postgres:)`` reads them.
   static let jobColumns = """
     sequence, id, "idempotencyKey", printer, template, data, locale, copies, state, attempts, crashes, error, \
     "cupsJobID", "printerState", "createdAt", "updatedAt", "notBefore", "orderID", route, label, fallback, \
-    "fallbackFor", "failoverReason", "reprintOf", reprint, "documentSHA256", "sentAt", "processID", interruptions, stage
+    "fallbackFor", "failoverReason", "reprintOf", reprint, "documentSHA256", "sentAt", "processID", interruptions, stage, \
+    "documentFormat", "jobName", "user", "printOptions"
     """
 
   static let migrations: [(version: Int, name: String, sql: [String])] = [
@@ -149,6 +150,36 @@ enum PostgresSchema {
       3, "a table for probe writes (readiness after a failed write)",
       ["CREATE TABLE receipt_probe (instance text PRIMARY KEY, at timestamptz NOT NULL)"]
     ),
+    (
+      4, "document jobs (IPP): format, name, user, options; held jobs; in notifications too",
+      [
+        #"ALTER TABLE job ADD COLUMN "documentFormat" text, ADD COLUMN "jobName" text, ADD COLUMN "user" text, ADD COLUMN "printOptions" text"#,
+        """
+        CREATE OR REPLACE FUNCTION receipt_job_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          payload text := NEW.sequence::text || ' ' || jsonb_build_object(
+            'id', NEW.id, 'sequence', NEW.sequence, 'idempotencyKey', NEW."idempotencyKey", 'printer', NEW.printer,
+            'template', NEW.template, 'locale', NEW.locale, 'copies', NEW.copies, 'state', NEW.state,
+            'attempts', NEW.attempts, 'crashes', NEW.crashes, 'error', NEW.error, 'cupsJobID', NEW."cupsJobID",
+            'printerState', NEW."printerState", 'createdAt', extract(epoch FROM NEW."createdAt"),
+            'updatedAt', extract(epoch FROM NEW."updatedAt"), 'notBefore', extract(epoch FROM NEW."notBefore"),
+            'orderID', NEW."orderID", 'route', NEW.route, 'label', NEW.label, 'fallback', NEW.fallback,
+            'fallbackFor', NEW."fallbackFor", 'failoverReason', NEW."failoverReason", 'reprintOf', NEW."reprintOf",
+            'reprint', NEW.reprint, 'documentSHA256', NEW."documentSHA256",
+            'sentAt', extract(epoch FROM NEW."sentAt"), 'processID', NEW."processID",
+            'interruptions', NEW.interruptions, 'stage', NEW.stage, 'documentFormat', NEW."documentFormat",
+            'jobName', NEW."jobName", 'user', NEW."user", 'printOptions', NEW."printOptions")::text;
+        BEGIN
+          IF octet_length(payload) > 7900 THEN payload := NEW.sequence::text; END IF;
+          PERFORM pg_notify('receipt_jobs', payload);
+          IF NEW.state = 'queued' OR (TG_OP = 'UPDATE' AND OLD.state = 'queued' AND NEW.state <> 'printing') THEN
+            PERFORM pg_notify('receipt_work', NEW.printer);
+          END IF;
+          RETURN NULL;
+        END $$
+        """,
+      ]
+    ),
   ]
 
   /// Brings the database up to the newest schema, in one transaction.
@@ -195,7 +226,8 @@ extension Job {
       orderID: try value(17), route: try value(18), label: try value(19), fallback: try value(20),
       fallbackFor: try value(21), failoverReason: try value(22), reprintOf: try value(23), reprint: try value(24),
       documentSHA256: try value(25), sentAt: try value(26), processID: try value(27), interruptions: try value(28),
-      stage: try value(29, String?.self).flatMap(Stage.init(rawValue:)))
+      stage: try value(29, String?.self).flatMap(Stage.init(rawValue:)), documentFormat: try value(30),
+      jobName: try value(31), user: try value(32), printOptions: try value(33))
   }
 }
 
@@ -230,6 +262,10 @@ struct NotifiedJob: Decodable {
   var processID: String?
   var interruptions: Int
   var stage: Job.Stage?
+  var documentFormat: String?
+  var jobName: String?
+  var user: String?
+  var printOptions: String?
 
   /// The job (its order data left out: events do not show it).
   var job: Job {
@@ -241,6 +277,6 @@ struct NotifiedJob: Decodable {
       orderID: orderID, route: route, label: label, fallback: fallback, fallbackFor: fallbackFor,
       failoverReason: failoverReason, reprintOf: reprintOf, reprint: reprint, documentSHA256: documentSHA256,
       sentAt: sentAt.map { Date(timeIntervalSince1970: $0) }, processID: processID, interruptions: interruptions,
-      stage: stage)
+      stage: stage, documentFormat: documentFormat, jobName: jobName, user: user, printOptions: printOptions)
   }
 }

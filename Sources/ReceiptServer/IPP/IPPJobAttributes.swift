@@ -1,0 +1,66 @@
+import Foundation
+import ReceiptKit
+
+/// A queue job as IPP describes it (RFC 8011 5.3): its state is the queue's, so a job an IPP
+/// client sent reads `completed` only once its printer printed it (a raw printer that confirms
+/// prints has said so), `pending` while the printer is out of paper, and so on.
+enum IPPJobAttributes {
+  /// IPP `job-state` and `job-state-reasons` of a queue state.
+  static func state(_ job: Job, printerStopped: Bool) -> (state: Int32, reasons: [String]) {
+    switch job.state {
+    case .held: return (4, ["job-incoming"])
+    case .queued:
+      return (3, printerStopped ? ["printer-stopped"] : job.attempts > 0 ? ["job-queued"] : ["none"])
+    case .printing: return (5, printerStopped ? ["job-printing", "printer-stopped"] : ["job-printing"])
+    case .completed: return (9, ["job-completed-successfully"])
+    case .canceled: return (7, ["job-canceled-by-user"])
+    case .failed:
+      return (8, job.documentFormat != nil ? ["aborted-by-system", "document-format-error"] : ["aborted-by-system"])
+    case .dead: return (8, ["aborted-by-system"])
+    }
+  }
+
+  /// Every attribute of a job; `requested` narrows them (nil: the Get-Job-Attributes default, all).
+  static func attributes(
+    _ job: Job, printerURI: String, upTime: Int32, started: Date, intervening: Int?, printerStopped: Bool,
+    requested: Set<String>?
+  ) -> [IPPAttribute] {
+    let (state, reasons) = state(job, printerStopped: printerStopped)
+    func seconds(_ date: Date?) -> IPPValue {
+      guard let date else { return .outOfBand(.noValue) }
+      return .integer(Int32(clamping: Int(date.timeIntervalSince(started).rounded()) + 1))
+    }
+    func date(_ date: Date?) -> IPPValue { date.map(IPPValue.dateTime) ?? .outOfBand(.noValue) }
+    let finished = [.completed, .canceled, .failed, .dead].contains(job.state) ? job.updatedAt : nil
+    let processing = job.state == .printing || finished != nil ? job.sentAt ?? job.updatedAt : nil
+    var message = job.error ?? ""
+    if message.isEmpty { message = job.printerState ?? "" }
+    var all: [IPPAttribute] = [
+      IPPAttribute("job-id", .integer(Int32(clamping: job.sequence))),
+      IPPAttribute("job-uri", .uri("\(printerURI)/\(job.sequence)")),
+      IPPAttribute("job-printer-uri", .uri(printerURI)),
+      IPPAttribute("job-uuid", .uri("urn:uuid:\(job.id)")),
+      IPPAttribute("job-state", .enumeration(state)),
+      IPPAttribute("job-state-reasons", reasons.map(IPPValue.keyword)),
+      IPPAttribute("job-state-message", .text(String(message.prefix(1023)))),
+      IPPAttribute("job-name", .name(job.jobName ?? "\(job.template) \(job.id.prefix(8))")),
+      IPPAttribute("job-originating-user-name", .name(job.user ?? "receipt")),
+      IPPAttribute("job-printer-up-time", .integer(upTime)),
+      IPPAttribute("time-at-creation", seconds(job.createdAt)),
+      IPPAttribute("time-at-processing", seconds(processing)),
+      IPPAttribute("time-at-completed", seconds(finished)),
+      IPPAttribute("date-time-at-creation", date(job.createdAt)),
+      IPPAttribute("date-time-at-processing", date(processing)),
+      IPPAttribute("date-time-at-completed", date(finished)),
+      IPPAttribute("copies", .integer(Int32(job.copies))),
+      IPPAttribute("document-format", .mimeMediaType(job.documentFormat ?? DocumentFormat.order.rawValue)),
+      IPPAttribute("job-impressions-completed", .integer(job.state == .completed ? Int32(job.copies) : 0)),
+    ]
+    if let intervening {
+      all.append(IPPAttribute("number-of-intervening-jobs", .integer(Int32(clamping: intervening))))
+    }
+    guard var requested, !requested.contains("all"), !requested.contains("job-description") else { return all }
+    if requested.contains("job-template") { requested.insert("copies") }
+    return all.filter { requested.contains($0.name) }
+  }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOFoundationEssentialsCompat
+import ReceiptKit
+
+/// The IPP front: every configured printer answers IPP at `ipp://HOST:PORT/ipp/print/NAME` on a
+/// listener of its own (`ippPort`), as an IPP Everywhere / AirPrint roll printer. Requests are
+/// read and answers written by libcups (``IPPCodec``); jobs go into the one durable queue, so an
+/// IPP job prints once, in order, held while the printer is out of paper, like any other.
+extension ReceiptServer {
+  /// Seconds a job created without its document (Create-Job) waits for it (Send-Document).
+  static let ippHeldTimeout = 60
+
+  /// The IPP listener's application (nil when IPP is off).
+  func ippApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> (
+    any ApplicationProtocol
+  )? {
+    guard let ipp = configuration.ipp else { return nil }
+    let router = Router()
+    router.post("ipp/print/:name") { request, context in
+      try await self.ipp(request, printer: context.parameters.require("name"))
+    }
+    router.post("ipp/print") { request, _ in try await self.ipp(request, printer: nil) }
+    router.get("ipp/print/:name/icon.png") { _, context in
+      guard self.ippPrinters[try context.parameters.require("name")] != nil else { throw HTTPError(.notFound) }
+      return Response(
+        status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: IPPIcon.png)))
+    }
+    router.get("ipp/print/:name") { request, context in
+      try await self.ippStatusPage(context.parameters.require("name"), request)
+    }
+    router.get("/") { request, _ in try await self.ippStatusPage(nil, request) }
+    let registry = ConnectionRegistry(maxConnections: configuration.maxConnections)
+    let headerTimeout = TimeAmount.milliseconds(Int64(configuration.headerTimeout * 1000))
+    let http1 = HTTP1Channel.Configuration(
+      additionalChannelHandlers: [
+        ConnectionGuard(registry: registry, headerTimeout: headerTimeout), ExpectContinueHandler(),
+      ], idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
+    return Application(
+      router: router, server: .http1(configuration: http1),
+      configuration: .init(
+        address: .hostname(ipp.host, port: ipp.port), serverName: "receipt",
+        availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
+      onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) }, logger: logger)
+  }
+
+  /// One IPP request: HTTP POST of `application/ipp`, the answer always HTTP 200 with the IPP
+  /// status inside (RFC 8010); transport faults (a body over the limit, another content type)
+  /// are HTTP errors.
+  private func ipp(_ request: Request, printer name: String?) async throws -> Response {
+    guard let ipp = configuration.ipp else { throw HTTPError(.notFound) }
+    guard request.headers[.contentType]?.lowercased().hasPrefix("application/ipp") == true else {
+      throw HTTPError(.unsupportedMediaType, message: "IPP requests are POSTed as application/ipp")
+    }
+    let body: Data
+    do {
+      body = Data(buffer: try await request.body.collect(upTo: ipp.maxDocumentBytes + IPPCodec.maxAttributeBytes))
+    } catch {
+      throw HTTPError(.contentTooLarge, message: "the document is over \(ipp.maxDocumentBytes) bytes")
+    }
+    let host = request.head.authority ?? "\(ipp.host):\(ipp.port)"
+    let answer: IPPMessage
+    do {
+      let (message, offset) = try IPPCodec.decode(body)
+      answer = await respond(to: message, document: body.dropFirst(offset), printer: name, host: host)
+    } catch {
+      // Not an IPP message at all: an IPP answer with no request id to echo.
+      answer = Self.ippAnswer(.badRequest, requestID: 1, message: "\(error)")
+    }
+    let bytes = try IPPCodec.encode(answer)
+    return Response(
+      status: .ok, headers: [.contentType: "application/ipp"], body: .init(byteBuffer: ByteBuffer(data: bytes)))
+  }
+
+  /// The answer to a read request.
+  private func respond(to message: IPPMessage, document: Data, printer name: String?, host: String) async
+    -> IPPMessage
+  {
+    var answer = await answer(to: message, document: document, printer: name, host: host)
+    // The answer speaks the request's version when the printer does (RFC 8011 4.1.8), else 1.1.
+    answer.version = IPPRequest.versions.contains(message.version) ? message.version : 11
+    return answer
+  }
+
+  private func answer(to message: IPPMessage, document: Data, printer name: String?, host: String) async
+    -> IPPMessage
+  {
+    do {
+      let request = try IPPRequest(message: message, document: document)
+      guard let operation = IPPOperation(rawValue: request.operation) else {
+        throw IPPFailure(.operationNotSupported, "operation 0x\(String(request.operation, radix: 16)) is not supported")
+      }
+      let printer = try ippPrinter(request, path: name)
+      let context = IPPContext(printer: printer, host: host, request: request)
+      var answer = try await perform(operation, context)
+      answer.requestID = message.requestID
+      return answer
+    } catch let failure as IPPFailure {
+      var answer = Self.ippAnswer(failure.status, requestID: message.requestID, message: failure.message)
+      if !failure.unsupported.isEmpty { answer.groups.append(IPPAttributeGroup(.unsupported, failure.unsupported)) }
+      return answer
+    } catch let error as StoreUnavailable {
+      return Self.ippAnswer(
+        .serviceUnavailable, requestID: message.requestID, message: "the queue is unavailable: \(error)")
+    } catch {
+      logger.error("IPP request failed: \(error)")
+      return Self.ippAnswer(.internalError, requestID: message.requestID, message: "\(error)")
+    }
+  }
+
+  /// The printer a request is for: its `printer-uri`'s path (or the path it was posted to).
+  private func ippPrinter(_ request: IPPRequest, path: String?) throws -> IPPPrinter {
+    var name = path
+    if let uri = request.operationAttribute("printer-uri")?.string ?? request.operationAttribute("job-uri")?.string {
+      guard let url = URL(string: uri), ["ipp", "ipps", "http", "https"].contains(url.scheme ?? "") else {
+        throw IPPFailure(.badRequest, "printer-uri \(uri) is not an ipp: URI")
+      }
+      let parts = url.path.split(separator: "/").map(String.init)
+      guard parts.count >= 2, parts[0] == "ipp", parts[1] == "print" else {
+        throw IPPFailure(.notFound, "no printer at \(url.path); printers are at /ipp/print/NAME")
+      }
+      name = parts.count >= 3 ? parts[2] : configuration.effectiveDefaultPrinter
+    } else {
+      throw IPPFailure(.badRequest, "the request has no printer-uri")
+    }
+    guard let name, let printer = ippPrinters[name] else {
+      throw IPPFailure(.notFound, "no printer named \(name ?? "") here")
+    }
+    return printer
+  }
+
+  /// An answer: a status, the operation group every answer has, and a message.
+  static func ippAnswer(_ status: IPPStatus, requestID: Int32, message: String? = nil) -> IPPMessage {
+    var attributes = [
+      IPPAttribute("attributes-charset", .charset("utf-8")),
+      IPPAttribute("attributes-natural-language", .naturalLanguage("en")),
+    ]
+    if let message, !message.isEmpty {
+      attributes.append(IPPAttribute("status-message", .text(String(message.prefix(255)))))
+    }
+    return IPPMessage(
+      version: 20, code: status.rawValue, requestID: requestID, groups: [IPPAttributeGroup(.operation, attributes)])
+  }
+}
+
+/// What an operation works with: its printer, the host the client reached it by (for URIs),
+/// and the request.
+struct IPPContext {
+  let printer: IPPPrinter
+  let host: String
+  let request: IPPRequest
+
+  /// The printer's URI as this client reaches it.
+  var printerURI: String { "ipp://\(host)/ipp/print/\(printer.name)" }
+  /// The printer's web page (status, supplies) and icon.
+  var pageURI: String { "http://\(host)/ipp/print/\(printer.name)" }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+import ReceiptKit
+
+/// The IPP job operations: every job goes into the durable queue before its answer (like a `202`
+/// of the REST API), as the same kind of job, so the queue's rules apply unchanged.
+extension ReceiptServer {
+  func perform(_ operation: IPPOperation, _ context: IPPContext) async throws -> IPPMessage {
+    switch operation {
+    case .getPrinterAttributes: return try await printerAttributes(context)
+    case .identifyPrinter:
+      logger.info("printer \(context.printer.name): identify (asked by \(context.request.user) over IPP)")
+      return Self.ippAnswer(.ok, requestID: 0)
+    case .validateJob:
+      let ticket = try ticket(context)
+      _ = try documentFormat(ticket, data: nil)
+      return ok(ticket)
+    case .printJob: return try await printJob(context)
+    case .createJob: return try await createJob(context)
+    case .sendDocument: return try await sendDocument(context)
+    case .closeJob: return try await closeJob(context)
+    case .cancelJob: return try await cancelJob(context)
+    case .cancelMyJobs: return try await cancelMyJobs(context)
+    case .getJobAttributes: return try await jobAttributes(context)
+    case .getJobs: return try await jobs(context)
+    }
+  }
+
+  private func ticket(_ context: IPPContext) throws -> IPPJobTicket {
+    let templates = (try? TemplateLibrary(directory: configuration.templates).templateNames()) ?? []
+    return try IPPJobTicket(context.request, printer: context.printer, templates: templates)
+  }
+
+  /// The document's format: the one given (checked against the bytes when they say otherwise),
+  /// or what the bytes are (`application/octet-stream`, or none given).
+  private func documentFormat(_ ticket: IPPJobTicket, data: Data?) throws -> DocumentFormat? {
+    let given = ticket.format.flatMap(DocumentFormat.init(rawValue:))
+    guard let data else { return given }
+    let sniffed = DocumentFormat.sniff(data)
+    if let given {
+      if let sniffed, sniffed != given {
+        throw IPPFailure(.documentFormatError, "the document is \(sniffed.rawValue), not \(given.rawValue)")
+      }
+      return given
+    }
+    guard let sniffed else {
+      throw IPPFailure(
+        .documentFormatNotSupported,
+        "the document is none of \(IPPPrinter.formats.dropFirst().joined(separator: ", ")); send one of them")
+    }
+    return sniffed
+  }
+
+  /// The queue request of a job with its document (nil: Create-Job, the document comes later).
+  private func jobRequest(_ context: IPPContext, _ ticket: IPPJobTicket, document: Data?) throws -> JobRequest {
+    var request = JobRequest(printer: context.printer.name, template: "", data: Data(), copies: ticket.copies)
+    request.jobName = ticket.jobName
+    request.user = context.request.user
+    request.printOptions = ticket.options.json
+    request.locale = ticket.locale
+    guard let document else {
+      request.held = true
+      request.documentFormat = ticket.format
+      request.template = ticket.template ?? ""
+      return request
+    }
+    guard !document.isEmpty else { throw IPPFailure(.badRequest, "the request has no document") }
+    let format = try documentFormat(ticket, data: document)
+    if format == .order {
+      try checkOrder(document, ticket: ticket)
+      request.template = ticket.template ?? ""
+    } else {
+      request.documentFormat = format?.rawValue
+    }
+    request.data = document
+    return request
+  }
+
+  /// An order sent as a document: it needs its template, and is JSON within the API's bound.
+  private func checkOrder(_ data: Data, ticket: IPPJobTicket) throws {
+    guard ticket.template != nil else {
+      throw IPPFailure(
+        .badRequest, "an order (application/vnd.receipt+json) needs the job attribute template naming its template")
+    }
+    guard data.count <= configuration.maxBodyBytes else {
+      throw IPPFailure(.requestEntityTooLarge, "the order is over \(configuration.maxBodyBytes) bytes")
+    }
+    do {
+      _ = try JSONParser.parseObject(data, name: "order")
+    } catch {
+      throw IPPFailure(.documentFormatError, "the order is not a JSON object: \(error)")
+    }
+  }
+
+  private func printJob(_ context: IPPContext) async throws -> IPPMessage {
+    let ticket = try ticket(context)
+    let request = try jobRequest(context, ticket, document: context.request.document)
+    let (job, _) = try await store.accept(request, idempotencyKey: nil)
+    return ok(ticket, job: job, context)
+  }
+
+  private func createJob(_ context: IPPContext) async throws -> IPPMessage {
+    let ticket = try ticket(context)
+    let (job, _) = try await store.accept(try jobRequest(context, ticket, document: nil), idempotencyKey: nil)
+    return ok(ticket, job: job, context)
+  }
+
+  private func sendDocument(_ context: IPPContext) async throws -> IPPMessage {
+    let job = try await ownJob(context)
+    guard case .boolean(let last)? = context.request.operationAttribute("last-document")?.values.first else {
+      throw IPPFailure(.badRequest, "Send-Document needs last-document (a boolean)")
+    }
+    guard job.state == .held else {
+      throw IPPFailure(
+        job.documentFormat != nil || !job.data.isEmpty ? .multipleDocumentJobsNotSupported : .notPossible,
+        "job \(job.sequence) is \(job.state.rawValue); it takes one document")
+    }
+    let document = context.request.document
+    guard !document.isEmpty else {
+      if last { _ = try await store.abandon(job.id, reason: "the job was closed without a document") }
+      return Self.ippAnswer(.ok, requestID: 0)
+    }
+    var ticket = try ticket(context)
+    ticket.format = ticket.format ?? job.documentFormat
+    ticket.template = job.template.isEmpty ? nil : job.template
+    let format = try documentFormat(ticket, data: document)
+    if format == .order { try checkOrder(document, ticket: ticket) }
+    guard
+      let (released, _) = try await store.release(
+        job.id, data: document, documentFormat: format == .order ? nil : format?.rawValue)
+    else { throw IPPFailure(.notFound, "job \(job.sequence) is gone") }
+    return ok(ticket, job: released, context)
+  }
+
+  private func closeJob(_ context: IPPContext) async throws -> IPPMessage {
+    let job = try await ownJob(context)
+    if job.state == .held { _ = try await store.abandon(job.id, reason: "the job was closed without a document") }
+    return Self.ippAnswer(.ok, requestID: 0)
+  }
+
+  private func cancelJob(_ context: IPPContext) async throws -> IPPMessage {
+    let job = try await ownJob(context)
+    guard job.state == .held || job.state == .queued else {
+      throw IPPFailure(
+        .notPossible,
+        job.state == .printing ? "job \(job.sequence) is printing" : "job \(job.sequence) is \(job.state.rawValue)")
+    }
+    guard job.user == context.request.user else {
+      throw IPPFailure(.notAuthorized, "job \(job.sequence) belongs to \(job.user ?? "the REST API")")
+    }
+    _ = try await store.cancel(job.id)
+    return Self.ippAnswer(.ok, requestID: 0)
+  }
+
+  private func cancelMyJobs(_ context: IPPContext) async throws -> IPPMessage {
+    let user = context.request.user
+    let ids = context.request.operationAttribute("job-ids")?.values.compactMap(\.integer).map(Int64.init)
+    for state in [Job.State.held, .queued] {
+      for job in try await store.jobs(state: state, printer: context.printer.name, limit: 500, before: nil)
+      where job.user == user && (ids?.contains(job.sequence) ?? true) {
+        _ = try await store.cancel(job.id)
+      }
+    }
+    return Self.ippAnswer(.ok, requestID: 0)
+  }
+
+  /// The job a job operation names, on the request's printer.
+  private func ownJob(_ context: IPPContext) async throws -> Job {
+    let sequence = try context.request.jobID()
+    guard let job = try await ippJob(sequence), job.printer == context.printer.name else {
+      throw IPPFailure(.notFound, "no job \(sequence) on printer \(context.printer.name)")
+    }
+    return job
+  }
+
+  /// The job with an IPP job-id (its queue sequence).
+  func ippJob(_ sequence: Int64) async throws -> Job? {
+    try await store.jobs(state: nil, printer: nil, limit: 1, before: sequence + 1).first { $0.sequence == sequence }
+  }
+
+  /// Success, with the attributes the printer could not honour and the new job's description.
+  private func ok(_ ticket: IPPJobTicket, job: Job? = nil, _ context: IPPContext? = nil) -> IPPMessage {
+    var answer = Self.ippAnswer(ticket.unsupported.isEmpty ? .ok : .okIgnoredOrSubstituted, requestID: 0)
+    if !ticket.unsupported.isEmpty { answer.groups.append(IPPAttributeGroup(.unsupported, ticket.unsupported)) }
+    if let job, let context {
+      let summary: Set<String> = ["job-id", "job-uri", "job-state", "job-state-reasons", "job-state-message"]
+      answer.groups.append(
+        IPPAttributeGroup(
+          .job,
+          IPPJobAttributes.attributes(
+            job, printerURI: context.printerURI, upTime: upTime, started: startedAt, intervening: nil,
+            printerStopped: false, requested: summary)))
+    }
+    return answer
+  }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Logging
+import ReceiptKit
+import ServiceLifecycle
+import Synchronization
+
+extension ReceiptServer {
+  /// The IPP front's background services: jobs created without a document are failed after
+  /// ``ippHeldTimeout`` (IPP `multiple-operation-time-out-action` abort-job), and the printers
+  /// are advertised over DNS-SD once the listener has its port.
+  func ippServices(advertising: IPPAdvertising?) -> [any Service] {
+    guard configuration.ipp != nil else { return [] }
+    let (store, logger) = (self.store, self.logger)
+    var services: [any Service] = [
+      PeriodicService(interval: .seconds(10)) {
+        let limit = Date().addingTimeInterval(-TimeInterval(Self.ippHeldTimeout))
+        guard let held = try? await store.jobs(state: .held, printer: nil, limit: 500, before: nil) else { return }
+        for job in held where job.createdAt < limit {
+          _ = try? await store.abandon(
+            job.id, reason: "no document arrived within \(Self.ippHeldTimeout) s of Create-Job")
+          logger.info("job \(job.id): no document arrived within \(Self.ippHeldTimeout) s of Create-Job; failed")
+        }
+      }
+    ]
+    if let advertising { services.append(advertising) }
+    return services
+  }
+
+  /// The DNS-SD advertisement of every printer (`_ipp._tcp`, subtypes `_universal` for AirPrint
+  /// and `_print` for IPP Everywhere) with the TXT keys clients read.
+  func ippAdvertisements(port: Int) -> [DNSSDAdvertiser.Service] {
+    let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "receipt"
+    return ippPrinters.values.sorted { $0.name < $1.name }.map { printer in
+      let pdl = IPPPrinter.formats.filter { $0 != "application/octet-stream" }.joined(separator: ",")
+      let uuid = String(printer.uuid.dropFirst("urn:uuid:".count))
+      return DNSSDAdvertiser.Service(
+        name: "\(printer.name) @ \(host)", type: "_ipp._tcp", subtypes: ["_universal", "_print"], port: port,
+        txt: [
+          "txtvers": "1", "qtotal": "1", "rp": "ipp/print/\(printer.name)", "ty": printer.makeAndModel,
+          "adminurl": "http://\(host).local:\(port)/ipp/print/\(printer.name)", "note": "", "priority": "0",
+          "product": "(\(printer.makeAndModel))", "pdl": pdl, "UUID": uuid,
+          "URF": "V1.4,CP99,W8,SRGB24,IS1,MT1,OB9,PQ3-4-5,RS\(printer.dpi)", "Color": "F", "Duplex": "F",
+          "kind": "receipt,roll", "PaperMax": "<legal-A4", "TLS": "", "Fax": "F", "Scan": "F",
+          "printer-type": "0x800C",
+        ])
+    }
+  }
+}
+
+/// Advertises the IPP printers over DNS-SD while the daemon runs: registers once the IPP
+/// listener reports its port, withdraws at shutdown. Without Avahi the printers still answer
+/// IPP (clients then need their URI); the daemon says so once.
+final class IPPAdvertising: Service, Sendable {
+  private let ready = AsyncStream<Int>.makeStream()
+  private let services: @Sendable (Int) -> [DNSSDAdvertiser.Service]
+  private let logger: Logger
+
+  init(logger: Logger, services: @escaping @Sendable (Int) -> [DNSSDAdvertiser.Service]) {
+    self.logger = logger
+    self.services = services
+  }
+
+  /// The IPP listener's port, once it listens.
+  func listening(on port: Int) {
+    ready.continuation.yield(port)
+    ready.continuation.finish()
+  }
+
+  func run() async throws {
+    let port: Int? = await cancelWhenGracefulShutdown {
+      for await bound in self.ready.stream { return bound }
+      return nil
+    }
+    guard let port, !Task.isShuttingDownGracefully else { return }
+    let advertiser: DNSSDAdvertiser
+    do {
+      advertiser = try DNSSDAdvertiser(services: services(port))
+    } catch {
+      logger.warning("the IPP printers are not advertised: \(error)")
+      return
+    }
+    logger.info("advertising over DNS-SD: \(advertiser.names.joined(separator: ", "))")
+    try? await gracefulShutdown()
+    advertiser.stop()
+  }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Hummingbird
+import ReceiptKit
+
+/// The IPP operations that read: the printer's attributes and state, jobs and their attributes,
+/// and the printer's web page (its `printer-more-info`).
+extension ReceiptServer {
+  /// Seconds the IPP front has been up (IPP times count from it; always above 0).
+  var upTime: Int32 { Int32(clamping: Int(Date().timeIntervalSince(startedAt)) + 1) }
+
+  /// The printer's state as IPP gives it, from its worker: stopped with the printer's reasons
+  /// while it holds its queue (paper out, cover open), processing while a job prints.
+  func ippState(_ printer: IPPPrinter) async throws -> (state: Int32, reasons: [String], message: String, jobs: Int) {
+    let counts = try await store.counts()[printer.name] ?? [:]
+    let jobs = (counts["queued"] ?? 0) + (counts["printing"] ?? 0) + (counts["held"] ?? 0)
+    if let hold = workerHold(printer.name) {
+      let reasons = hold.reasons.isEmpty ? ["other-error"] : hold.reasons.map(Self.severe)
+      return (5, reasons, hold.message, jobs)
+    }
+    return ((counts["printing"] ?? 0) > 0 ? 4 : 3, ["none"], "", jobs)
+  }
+
+  /// A printer-state-reasons keyword with its severity (RFC 8011: `-error` stops the printer).
+  static func severe(_ reason: String) -> String {
+    reason.hasSuffix("-error") || reason.hasSuffix("-warning") || reason.hasSuffix("-report")
+      ? reason : reason + "-error"
+  }
+
+  func printerAttributes(_ context: IPPContext) async throws -> IPPMessage {
+    let printer = context.printer
+    let (state, reasons, message, jobs) = try await ippState(printer)
+    let empty = reasons.contains { $0.hasPrefix("media-empty") || $0.hasPrefix("media-needed") }
+    let uris = ["ipp://\(context.host)/ipp/print/\(printer.name)"]
+    var attributes = printer.fixedAttributes(
+      uris: uris, moreInfo: context.pageURI, icon: context.pageURI + "/icon.png", started: startedAt)
+    let templates = (try? TemplateLibrary(directory: configuration.templates).templateNames()) ?? []
+    attributes += [
+      IPPAttribute("printer-state", .enumeration(state)),
+      IPPAttribute("printer-state-reasons", reasons.map(IPPValue.keyword)),
+      IPPAttribute("printer-state-message", .text(message)),
+      IPPAttribute("printer-is-accepting-jobs", .boolean(true)),
+      IPPAttribute("queued-job-count", .integer(Int32(clamping: jobs))),
+      IPPAttribute("printer-up-time", .integer(upTime)),
+      IPPAttribute("printer-current-time", .dateTime(Date())),
+      IPPAttribute("printer-state-change-time", .integer(1)),
+      IPPAttribute("printer-state-change-date-time", .dateTime(startedAt)),
+      IPPAttribute(
+        "printer-supply",
+        .octetString(
+          Array(
+            "index=1;class=supplyThatIsConsumed;type=other;unit=percent;max=100;level=\(empty ? 0 : -3);colorantname=unknown;"
+              .utf8))),
+      IPPAttribute("printer-supply-description", .text("Receipt paper (\(printer.widthName) mm roll)")),
+    ]
+    if !templates.isEmpty { attributes.append(IPPAttribute("template-supported", templates.map(IPPValue.name))) }
+    let requested = context.request.requestedAttributes ?? ["all"]
+    let everything =
+      requested.contains("all") || requested.contains("printer-description")
+      || requested.contains("job-template")
+    if requested.contains("media-col-database") { attributes.append(printer.mediaColDatabase) }
+    let chosen = everything ? attributes : attributes.filter { requested.contains($0.name) }
+    var answer = Self.ippAnswer(.ok, requestID: 0)
+    answer.groups.append(IPPAttributeGroup(.printer, chosen))
+    return answer
+  }
+
+  func jobAttributes(_ context: IPPContext) async throws -> IPPMessage {
+    let sequence = try context.request.jobID()
+    guard let job = try await ippJob(sequence), job.printer == context.printer.name else {
+      throw IPPFailure(.notFound, "no job \(sequence) on printer \(context.printer.name)")
+    }
+    let stopped = workerHold(context.printer.name) != nil
+    var intervening: Int?
+    if job.state == .queued {
+      intervening = try await store.jobs(state: .queued, printer: job.printer, limit: 500, before: job.sequence).count
+    }
+    var answer = Self.ippAnswer(.ok, requestID: 0)
+    answer.groups.append(
+      IPPAttributeGroup(
+        .job,
+        IPPJobAttributes.attributes(
+          job, printerURI: context.printerURI, upTime: upTime, started: startedAt, intervening: intervening,
+          printerStopped: stopped, requested: context.request.requestedAttributes)))
+    return answer
+  }
+
+  /// Get-Jobs: `which-jobs` (not-completed by default), `my-jobs`, `job-ids`, `limit`, newest
+  /// first; each job described by `requested-attributes` (job-id and job-uri by default).
+  func jobs(_ context: IPPContext) async throws -> IPPMessage {
+    let request = context.request
+    let which = request.operationAttribute("which-jobs")?.string ?? "not-completed"
+    let states: [Job.State]
+    switch which {
+    case "not-completed": states = [.held, .queued, .printing]
+    case "completed": states = [.completed, .canceled, .failed, .dead]
+    case "all": states = Job.State.allCases
+    default:
+      throw IPPFailure(
+        .attributesOrValuesNotSupported, "which-jobs \(which) is not supported",
+        unsupported: [IPPAttribute("which-jobs", .keyword(which))])
+    }
+    let limit = min(500, max(1, request.operationAttribute("limit")?.integer ?? 500))
+    let mine = request.operationAttribute("my-jobs")?.boolean ?? false
+    let ids = request.operationAttribute("job-ids")?.values.compactMap(\.integer).map(Int64.init)
+    var found: [Job] = []
+    for state in states {
+      found += try await store.jobs(state: state, printer: context.printer.name, limit: 500, before: nil)
+    }
+    let jobs = found.filter { job in
+      (!mine || job.user == request.user) && (ids?.contains(job.sequence) ?? true)
+    }.sorted { $0.sequence > $1.sequence }.prefix(limit)
+    let requested = request.requestedAttributes ?? ["job-id", "job-uri"]
+    let stopped = workerHold(context.printer.name) != nil
+    var answer = Self.ippAnswer(.ok, requestID: 0)
+    for job in jobs {
+      answer.groups.append(
+        IPPAttributeGroup(
+          .job,
+          IPPJobAttributes.attributes(
+            job, printerURI: context.printerURI, upTime: upTime, started: startedAt, intervening: nil,
+            printerStopped: stopped, requested: requested)))
+    }
+    return answer
+  }
+
+  /// The printer's web page (`printer-more-info`, `printer-supply-info-uri`): its state and queue.
+  func ippStatusPage(_ name: String?, _ request: Request) async throws -> Response {
+    let printers =
+      name.map { name in ippPrinters[name].map { [$0] } ?? [] } ?? ippPrinters.values.sorted { $0.name < $1.name }
+    guard !printers.isEmpty else { throw HTTPError(.notFound) }
+    var rows = ""
+    for printer in printers {
+      let (state, reasons, message, jobs) = try await ippState(printer)
+      let word = state == 5 ? "stopped" : state == 4 ? "printing" : "idle"
+      rows +=
+        "<tr><td>\(html(printer.name))</td><td>\(html(printer.makeAndModel))</td><td>\(printer.widthName) mm</td>"
+        + "<td>\(word)\(message.isEmpty ? "" : ": " + html(message)) (\(html(reasons.joined(separator: ", "))))</td>"
+        + "<td>\(jobs)</td></tr>"
+    }
+    let page = """
+      <!doctype html><html lang="en"><head><meta charset="utf-8"><title>receipt printers</title></head>
+      <body><h1>receipt printers</h1><table><tr><th>printer</th><th>model</th><th>roll</th><th>state</th>
+      <th>jobs waiting</th></tr>\(rows)</table></body></html>
+      """
+    return Response(
+      status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+      body: .init(byteBuffer: ByteBuffer(string: page)))
+  }
+
+  private func html(_ text: String) -> String {
+    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+      .replacingOccurrences(of: ">", with: "&gt;")
+  }
+}
