@@ -132,7 +132,7 @@ let package = Package(
     ),
     .target(
       name: "ReceiptTestSupport", dependencies: ["ReceiptModel"], path: "Tests/Support",
-      exclude: ["roll80.conf", "pwg_reader.py", "lsan.supp"]),
+      exclude: ["roll80.conf", "pwg_reader.py", "raster_writer.py", "lsan.supp"]),
     .testTarget(name: "ReceiptModelTests", dependencies: ["ReceiptModel"]),
     .testTarget(name: "ReceiptLayoutTests", dependencies: ["ReceiptTestSupport", "ReceiptLayout", "ReceiptModel"]),
     .testTarget(

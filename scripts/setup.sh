@@ -9,11 +9,12 @@ runtime=(
   pkg-config
   libfreetype-dev libharfbuzz-dev libicu-dev libfontconfig-dev libcairo2-dev
   libcups2-dev libzint-dev libpng-dev libjpeg-dev libhyphen-dev hyphen-de hyphen-fr hyphen-en-us
+  libavahi-client-dev poppler-utils
   fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji fonts-symbola
   fonts-tlwg-garuda-ttf
 )
 testing=(
-  poppler-utils zbar-tools cups cups-ipp-utils avahi-daemon dbus pango1.0-tools netpbm strace libharfbuzz-bin
+  zbar-tools cups cups-ipp-utils avahi-daemon avahi-utils dbus pango1.0-tools netpbm strace libharfbuzz-bin
   chromium chromium-driver python3-selenium postgresql time wngerman wfrench wamerican
 )
 

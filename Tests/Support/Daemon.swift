@@ -14,6 +14,18 @@ public final class Daemon: @unchecked Sendable {
   /// The port the running daemon bound (it binds port 0 itself: no port is chosen here and bound
   /// later, which another process could take meanwhile). Changes at every start.
   public var port: UInt16 { lock.withLock { boundPort } }
+  private var logStart: UInt64 = 0
+  /// The port the running daemon's IPP printers listen on (from its "receipt serve: ipp://…" line),
+  /// nil while it has not said (or runs without IPP).
+  public var ippPort: UInt16? {
+    let start = lock.withLock { logStart }
+    guard let data = try? Data(contentsOf: log), data.count > start else { return nil }
+    let text = String(decoding: data.dropFirst(Int(start)), as: UTF8.self)
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("receipt serve: ipp://") }),
+      let url = URL(string: String(line.dropFirst("receipt serve: ".count).prefix { $0 != " " }))
+    else { return nil }
+    return url.port.flatMap { UInt16(exactly: $0) }
+  }
   let arguments: [String]
   let environment: [String: String]
   let log: URL
@@ -53,6 +65,7 @@ public final class Daemon: @unchecked Sendable {
     process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
     let handle = try FileHandle(forWritingTo: log)
     let logStart = handle.seekToEndOfFile()
+    lock.withLock { self.logStart = logStart }
     process.standardOutput = handle
     process.standardError = handle
     try process.run()

@@ -185,10 +185,21 @@ public final class PrintRig: @unchecked Sendable {
   }
 
   /// A cupsd of its own with no queues at all (what a fresh machine has).
-  public static func emptyCUPS() throws -> String {
+  public static func emptyCUPS() throws -> String { try privateCUPS().server }
+
+  /// A cupsd of its own with no queues: its "host:port" and its files (`ppd/QUEUE.ppd`).
+  public static func privateCUPS() throws -> (server: String, directory: URL) {
     let directory = URL(fileURLWithPath: "/tmp/receipt-rig-empty-\(getpid())-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return try startCUPSD(in: directory.appendingPathComponent("cups"), log: directory)
+    let cups = directory.appendingPathComponent("cups")
+    return (try startCUPSD(in: cups, log: directory), cups)
+  }
+
+  /// `lpadmin -p NAME -E -v URI -m everywhere` on `server` (a driverless queue made from the
+  /// printer's IPP attributes), once its PPD exists in `directory`.
+  public static func addEverywhereQueue(_ name: String, uri: String, server: String, directory: URL) throws {
+    try lpadmin(["-p", name, "-E", "-v", uri, "-m", "everywhere"], server: server)
+    try waitForPPD(directory.appendingPathComponent("ppd/\(name).ppd"), queue: name)
   }
 
   private static func lpadmin(_ arguments: [String], server: String) throws {

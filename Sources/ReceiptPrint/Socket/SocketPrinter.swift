@@ -81,8 +81,7 @@ public struct SocketPrinter: Printer {
     defer { freeaddrinfo(info) }
     let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
     guard fd >= 0 else { throw PrintError.socket("cannot open a socket: \(String(cString: strerror(errno)))") }
-    var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+    setSendTimeout(fd, timeout)
     guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
       let reason = String(cString: strerror(errno))
       close(fd)
@@ -96,8 +95,7 @@ public struct SocketPrinter: Printer {
   private func write(
     _ data: Data, to fd: Int32, timeout: TimeInterval = 10, shouldStop: (@Sendable () -> Bool)? = nil
   ) throws {
-    var second = timeval(tv_sec: 1, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &second, socklen_t(MemoryLayout<timeval>.size))
+    setSendTimeout(fd, 1)
     try data.withUnsafeBytes { bytes in
       var offset = 0
       var progress = Date()
@@ -123,4 +121,11 @@ public struct SocketPrinter: Printer {
       }
     }
   }
+}
+
+/// Sets a socket's send timeout (SO_SNDTIMEO) to `seconds`: two 64-bit fields (seconds,
+/// microseconds) as `struct timeval` has them on Linux.
+func setSendTimeout(_ fd: Int32, _ seconds: Double) {
+  var value: (Int, Int) = (Int(seconds), Int((seconds - seconds.rounded(.down)) * 1_000_000))
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<(Int, Int)>.size))
 }

@@ -40,8 +40,7 @@ extension ReceiptServer {
           "adminurl": "http://\(host).local:\(port)/ipp/print/\(printer.name)", "note": "", "priority": "0",
           "product": "(\(printer.makeAndModel))", "pdl": pdl, "UUID": uuid,
           "URF": "V1.4,CP99,W8,SRGB24,IS1,MT1,OB9,PQ3-4-5,RS\(printer.dpi)", "Color": "F", "Duplex": "F",
-          "kind": "receipt,roll", "PaperMax": "<legal-A4", "TLS": "", "Fax": "F", "Scan": "F",
-          "printer-type": "0x800C",
+          "kind": "receipt,roll", "PaperMax": "<legal-A4", "Fax": "F", "Scan": "F",
         ])
     }
   }

@@ -1,0 +1,232 @@
+import Foundation
+import ReceiptTestSupport
+import Testing
+
+/// Every printer of the shipped daemon as an IPP Everywhere / AirPrint roll printer, checked by
+/// CUPS' own tools: ipptool's conformance suites, `lpadmin -m everywhere` and `lp` (cupsd and its
+/// filters as the client), avahi-browse; what comes out is read by the thermal printer simulator
+/// (written from Epson's references), lengths against the documents' own page sizes (poppler)
+/// and the raster pages' headers.
+@Suite(.serialized, .timeLimit(.minutes(15))) struct IPPEverywhereTests {
+  /// A daemon with `printers` (name → target) and their models, on a fresh queue.
+  func daemon(_ printers: [String: String], models: [String: String] = [:], settings: String = "") throws -> (
+    Daemon, URL
+  ) {
+    let work = try Tool.temporaryDirectory()
+    let config = work.appendingPathComponent("serve.json")
+    let list = printers.map { #""\#($0.key)": "\#($0.value)""# }.joined(separator: ", ")
+    let modelList = models.map { #""\#($0.key)": "\#($0.value)""# }.joined(separator: ", ")
+    try """
+    {"database": "\(work.appendingPathComponent("queue.sqlite").path)",
+     "templates": "\(Tool.packageRoot.appendingPathComponent("Templates").path)",
+     "printers": {\(list)}, "printerModels": {\(modelList)}, "ippPort": 0\(settings)}
+    """.write(to: config, atomically: true, encoding: .utf8)
+    let daemon = try Daemon(arguments: ["--config", config.path], log: work.appendingPathComponent("serve.log"))
+    try daemon.start()
+    #expect(waitUntil(seconds: 10) { daemon.ippPort != nil }, "the daemon names its IPP port")
+    return (daemon, work)
+  }
+
+  func uri(_ daemon: Daemon, _ printer: String) -> String {
+    "ipp://127.0.0.1:\(daemon.ippPort ?? 0)/ipp/print/\(printer)"
+  }
+
+  /// CUPS' conformance suite passes against each kind of printer: a socket printer (a TM-T88VI
+  /// at 180 dpi, so the suite also prints its 180-dpi PWG samples), a serial and a USB printer
+  /// (pty simulators), a directory and a CUPS queue. The output is in the test log.
+  @Test func cupsConformanceSuitesPassOnEveryKindOfPrinter() throws {
+    let socket = try ThermalPrinterSimulator(model: .epsonTMT88)
+    let serial = try ThermalPrinterSimulator(serialBaud: 115_200, model: .generic203(headDots: 384))
+    let usb = try ThermalPrinterSimulator(serialBaud: 460_800)
+    let rig = try PrintRig.get()
+    let directory = try Tool.temporaryDirectory()
+    let (daemon, _) = try daemon(
+      [
+        "till": "socket://127.0.0.1:\(socket.port)", "kiosk": "serial:\(serial.devicePath!)?baud=115200",
+        "bar": "usb:\(usb.devicePath!)", "archive": "dir:\(directory.path)", "office": "cups:roll",
+      ], models: ["till": "epson-tm-t88vi", "kiosk": "generic-58mm", "bar": "generic-80mm"],
+      settings: #", "cupsServer": "\#(rig.server)""#)
+    defer { _ = daemon.terminate() }
+    for (printer, dpi) in [("till", 180), ("kiosk", 203), ("bar", 203), ("archive", 203), ("office", 203)] {
+      let suite = try IPPClient.conformanceSuite(dpi: dpi)
+      let run = try IPPClient.run(
+        uri(daemon, printer), ["-f", "testfile.pdf"], tests: ["ipp-everywhere.test"], directory: suite)
+      print("ipptool ipp-everywhere.test against \(printer):\n\(run.output)")
+      #expect(run.status == 0 && run.failures.isEmpty, "\(printer): \(run.failures)")
+      #expect(run.output.contains("PWG 5100.14 section 5.1/5.2 - Required Operations and Attributes     [PASS]"))
+      #expect(run.output.contains("RFC 8011 section 4.2.1: Print-Job Operation"))
+    }
+    // The 180-dpi samples printed on the TM-T88VI (a 4 × 6 in photograph, A4 and Letter pages in
+    // black_1, sgray_8 and srgb_8, scaled to the roll's width).
+    #expect(socket.pages.count >= 18, "\(socket.pages.count) pages")
+    #expect(socket.pages.allSatisfy { $0.width == 512 })
+  }
+
+  /// The rows of a printed page that have ink.
+  func inkedRows(_ page: SimulatedPage) -> [Int] { page.rows.indices.filter { page.rows[$0].contains(true) } }
+
+  /// How many dot rows `millimetres` are at `dpi`.
+  func rows(_ millimetres: Double, dpi: Int = 180) -> Int { Int((millimetres / 25.4 * Double(dpi)).rounded()) }
+
+  /// CUPS as the client: `lpadmin -m everywhere` makes a driverless queue from the printer's
+  /// attributes alone — the PPD has the roll's width and a range of lengths — and `lp` of a PDF
+  /// whose page is 80 × 143.7 mm (with that page size, as `-o PageSize=Custom.…`), of PWG and
+  /// Apple raster pages and of a JPEG logo print on the TM-T88VI simulator at their own length
+  /// (±1 dot row), 512 dots wide, the logo dithered.
+  @Test func cupsPrintsToItDriverlesslyAtTheDocumentsLength() throws {
+    let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
+    let (daemon, work) = try daemon(["till": "socket://127.0.0.1:\(simulator.port)"], models: ["till": "epson-tm-t88vi"])
+    defer { _ = daemon.terminate() }
+    let cups = try PrintRig.privateCUPS()
+    try PrintRig.addEverywhereQueue("R", uri: uri(daemon, "till"), server: cups.server, directory: cups.directory)
+    let ppd = try String(contentsOf: cups.directory.appendingPathComponent("ppd/R.ppd"), encoding: .utf8)
+    #expect(ppd.contains("*PageSize 80x200mm:"), "a fixed size of the roll's width")
+    #expect(ppd.contains("*ParamCustomPageSize Width: 1 points 226.7"), "the custom width is the roll's (80 mm)")
+    #expect(ppd.contains("*ParamCustomPageSize Height: 2 points 28.3"), "custom lengths from 10 mm")
+    #expect(ppd.contains("*DefaultResolution: 180dpi"))
+    #expect(ppd.contains("*HWMargins: \"10.9"), "the head's 72.2 mm centred on 80 mm: \(ppd.prefix(0))")
+    let lp = { (arguments: [String]) throws in
+      let result = try Tool.run("lp", ["-d", "R"] + arguments, environment: ["CUPS_SERVER": cups.server])
+      #expect(result.status == 0, "lp \(arguments): \(result.stderr)")
+    }
+    func printed(_ count: Int) -> Bool { waitUntil(seconds: 60) { simulator.pages.filter { $0.cut != nil }.count >= count } }
+
+    // A PDF page of 80 × 143.7 mm: pango-view's text with 9 pt margins, its page made that long.
+    let text = work.appendingPathComponent("receipt.txt")
+    try (1...24).map { "Line \($0)  Brötchen 0,45 €" }.joined(separator: "\n").write(to: text, atomically: true, encoding: .utf8)
+    let small = work.appendingPathComponent("small.pdf")
+    let pdf = work.appendingPathComponent("receipt.pdf")
+    #expect(try Tool.run("pango-view", ["--dpi=72", "--margin=9", "--width=209", "-q", "--output=\(small.path)", text.path]).status == 0)
+    #expect(try Tool.run("pdftocairo", ["-pdf", "-paperw", "227", "-paperh", "407", small.path, pdf.path]).status == 0)
+    let size = try #require(try Tool.pdfPageSizes(pdf).first)
+    let length = size.height / 72 * 25.4
+    try lp(["-o", String(format: "PageSize=Custom.80x%.2fmm", length), pdf.path])
+    #expect(printed(1))
+    let page = try #require(simulator.pages.first)
+    #expect(page.width == 512)
+    #expect(abs(page.rows.count - rows(length)) <= 1, "\(page.rows.count) rows for \(length) mm")
+    #expect(!inkedRows(page).isEmpty)
+
+    // PWG and Apple raster pages sent as they are (`-o raw`: the printer tells the format by its
+    // bytes); their black bars are the page's first and last rows.
+    for (format, type) in [("pwg", "black_1"), ("pwg", "sgray_8"), ("urf", "W8")] {
+      let count = simulator.pages.count
+      let file = try IPPClient.rasterPage(format, type: type, dpi: 180, width: 80, length: 143.7)
+      try lp(["-o", "raw", file.path])
+      #expect(printed(count + 1), "\(format) \(type)")
+      guard simulator.pages.count > count else { continue }
+      let page = simulator.pages[count]
+      let inked = inkedRows(page)
+      #expect(page.width == 512)
+      #expect(abs(page.rows.count - rows(143.7)) <= 1, "\(format) \(type): \(page.rows.count) rows")
+      #expect(inked.first == 0 && inked.last == page.rows.count - 1, "\(format) \(type): the bars at the ends")
+      let band = page.rows[page.rows.count / 2]
+      let black = Double(band.filter { $0 }.count) / Double(band.count)
+      #expect(black > 0.3 && black < 0.7, "\(format) \(type): the 50 % gray band is dots of both inks (\(black))")
+    }
+
+    // A JPEG logo (a black-to-white ramp), scaled to the roll and dithered: every column band
+    // between the ends has both inks, darker on the left.
+    let ramp = work.appendingPathComponent("ramp.jpg")
+    #expect(try Tool.run("/bin/sh", ["-c", "pgmramp -lr 400 100 | pnmtojpeg > \(ramp.path)"]).status == 0)
+    let count = simulator.pages.count
+    try lp([ramp.path])
+    #expect(printed(count + 1))
+    if simulator.pages.count > count {
+      let page = simulator.pages[count]
+      let middle = page.rows[page.rows.count / 2]
+      func black(_ range: Range<Int>) -> Double { Double(middle[range].filter { $0 }.count) / Double(range.count) }
+      #expect(page.rows.count > 100, "the ramp is 80 mm × 20 mm on the roll: \(page.rows.count) rows")
+      #expect(black(64..<128) > black(384..<448) + 0.3, "darker on the left: \(black(64..<128)) vs \(black(384..<448))")
+      #expect(black(224..<288) > 0.2 && black(224..<288) < 0.8, "the middle gray is dithered: \(black(224..<288))")
+    }
+  }
+
+  /// A page made as the seed's iOS `ContinuousPageRenderer` makes it — attributed text set in
+  /// the printable width minus 1/8" margins, the page as long as the text's height plus 18 pt —
+  /// here with Pango and cairo (`pango-view`), sent as AirPrint sends it (Print-Job with the
+  /// roll's media-col at that length), comes out of the simulator at that length.
+  @Test func aPageMadeLikeTheSeedsRendererPrintsAtItsCutLength() throws {
+    let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
+    let (daemon, work) = try daemon(["till": "socket://127.0.0.1:\(simulator.port)"], models: ["till": "epson-tm-t88vi"])
+    defer { _ = daemon.terminate() }
+    let text = work.appendingPathComponent("order.txt")
+    try "Coffee\t2.50\nCroissant\t1.80\nTotal\t4.30\n\nThank you!".write(to: text, atomically: true, encoding: .utf8)
+    let pdf = work.appendingPathComponent("seed.pdf")
+    // The TM-T88VI prints 512 dots = 72.2 mm = 204.8 pt; less the two 9 pt margins: 186 pt.
+    #expect(
+      try Tool.run("pango-view", ["--dpi=72", "--margin=9", "--width=186", "-q", "--output=\(pdf.path)", text.path])
+        .status == 0)
+    let size = try #require(try Tool.pdfPageSizes(pdf).first)
+    let cutLength = size.height  // text height + 18 pt, as pango-view sets the page
+    let hundredths = Int((cutLength / 72 * 2540).rounded())
+    _ = try IPPClient.printJob(
+      uri(daemon, "till"), file: pdf, format: "application/pdf",
+      attributes: [
+        "ATTR collection media-col {",
+        "  MEMBER collection media-size {",
+        "    MEMBER integer x-dimension 8000",
+        "    MEMBER integer y-dimension \(hundredths)",
+        "  }",
+        "}",
+      ])
+    #expect(waitUntil(seconds: 60) { simulator.pages.contains { $0.cut != nil } })
+    let page = try #require(simulator.pages.first)
+    #expect(abs(page.rows.count - rows(cutLength / 72 * 25.4)) <= 1, "\(page.rows.count) rows for \(cutLength) pt")
+  }
+
+  /// Out of paper: the IPP printer says `media-empty` and stops, the job waits (pending, printer
+  /// stopped); refilled, it prints once. A `kill -9` after Print-Job answered loses nothing: the
+  /// job prints once after the restart.
+  @Test func paperOutHoldsTheJobAndACrashLosesNothing() throws {
+    let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
+    simulator.set(paperEnd: true)
+    let (daemon, work) = try daemon(["till": "socket://127.0.0.1:\(simulator.port)"], models: ["till": "epson-tm-t88vi"])
+    defer { _ = daemon.terminate() }
+    let page = try IPPClient.rasterPage("pwg", type: "black_1", dpi: 180, width: 80, length: 50)
+    let id = try IPPClient.printJob(uri(daemon, "till"), file: page, format: "image/pwg-raster")
+    func printerReasons() -> [String] {
+      let run = try? IPPClient.request(
+        uri(daemon, "till"), operation: "Get-Printer-Attributes",
+        ["ATTR keyword requested-attributes printer-state,printer-state-reasons"])
+      return (run?.values("printer-state") ?? []) + (run?.values("printer-state-reasons") ?? [])
+    }
+    func jobState() -> [String] {
+      let run = try? IPPClient.request(uri(daemon, "till"), operation: "Get-Job-Attributes", ["ATTR integer job-id \(id)"])
+      return (run?.values("job-state") ?? []) + (run?.values("job-state-reasons") ?? [])
+    }
+    #expect(waitUntil(seconds: 30) { printerReasons() == ["stopped", "media-empty-error"] }, "\(printerReasons())")
+    #expect(jobState() == ["pending", "printer-stopped"], "\(jobState())")
+    daemon.kill9()
+    try daemon.start()
+    simulator.set(paperEnd: false)
+    #expect(waitUntil(seconds: 60) { jobState().first == "completed" }, "\(jobState())")
+    #expect(printerReasons() == ["idle", "none"])
+    #expect(simulator.pages.count == 1, "printed once: \(simulator.pages.count) pages")
+    _ = work
+  }
+
+  /// Each printer is advertised over DNS-SD as `_ipp._tcp` with the `_universal` (AirPrint) and
+  /// `_print` subtypes and the TXT keys AirPrint clients read — as avahi-browse sees them.
+  @Test func printersAreAdvertisedAsAirPrintRollPrinters() throws {
+    _ = try PrintRig.get()  // dbus and avahi-daemon
+    let directory = try Tool.temporaryDirectory()
+    let (daemon, _) = try daemon(["archive": "dir:\(directory.path)"], settings: #", "ippAdvertise": true"#)
+    defer { _ = daemon.terminate() }
+    func browse(_ type: String) -> [String] {
+      ((try? Tool.run("avahi-browse", ["-rtp", type]).stdout) ?? "").split(separator: "\n").map(String.init)
+        .filter { $0.hasPrefix("=") && $0.contains(#"archive\032\064\032"#) }
+    }
+    #expect(waitUntil(seconds: 20) { !browse("_ipp._tcp").isEmpty }, "avahi-browse finds the printer")
+    let line = browse("_ipp._tcp").first ?? ""
+    for key in [
+      "\"rp=ipp/print/archive\"", "\"kind=receipt,roll\"", "\"pdl=application/pdf,image/pwg-raster,image/urf",
+      "\"URF=V1.4,", "\"UUID=", "\"txtvers=1\"", "\"qtotal=1\"", "\"Color=F\"", "\"ty=Receipt printer (receipt)\"",
+    ] {
+      #expect(line.contains(key), "TXT \(key) in \(line)")
+    }
+    #expect(line.contains(";\(daemon.ippPort ?? 0);"), "the IPP port: \(line)")
+    #expect(!browse("_universal._sub._ipp._tcp").isEmpty, "the AirPrint subtype")
+    #expect(!browse("_print._sub._ipp._tcp").isEmpty, "the IPP Everywhere subtype")
+  }
+}
