@@ -5,7 +5,8 @@ import ReceiptServer
 /// Fuzz targets for libFuzzer (`make fuzz`): untrusted input into the parts that read it.
 /// `FUZZ_TARGET` picks one: `template` (template XML and order JSON through binding, layout and
 /// a PDF), `expression` (the expression language: `${…}` and `test`), `json` (the order parser), `image` (PNG and JPEG headers and pixels), `http` (a job
-/// request body), `config` (the daemon's configuration file). Built with `-DFUZZING` (and
+/// request body), `config` (the daemon's configuration file), `ipp` (an IPP request),
+/// `document` (a raster, JPEG or PNG document of an IPP job). Built with `-DFUZZING` (and
 /// `-sanitize=fuzzer`) `main` hands over to libFuzzer's driver; without it, `main` replays
 /// files (a regression run).
 enum Fuzz {
@@ -24,6 +25,10 @@ enum Fuzz {
   static let configuration = ReceiptServer.Configuration(
     port: 0, database: scratch.appendingPathComponent("q.sqlite").path, templates: templates,
     printers: [PrinterConfig(name: "counter", target: .directory(scratch))])
+
+  /// The printer of the `ipp` target: a TM-T88VI on 80 mm paper.
+  static let ippPrinter = PrinterConfig(
+    name: "till", target: .socket("socket://127.0.0.1:9100"), model: try? PrinterModel.named("epson-tm-t88vi"))
 
   /// The order the `expression` target binds: arrays, exact decimals, strings, nulls, dates.
   static let expressionOrder = Data(
@@ -70,8 +75,18 @@ enum Fuzz {
       _ = try? engine.templateDocument(template: "t", data: expressionOrder, templates: scratch)
     case "config":
       _ = try? ReceiptServer.Configuration.Settings(data: data, file: scratch.appendingPathComponent("serve.json"))
+    case "ipp":
+      // An IPP request as the IPP printers read it: libcups' parser, the request's frame and
+      // job ticket, and an answer written back with the request's attributes in it.
+      _ = ReceiptServer.checkIPPRequest(data, printer: ippPrinter)
+    case "document":
+      // A document an IPP client sends (PWG or Apple raster, JPEG, PNG) read into pages and laid
+      // out on 80 mm paper at 203 dpi (PDFs are poppler's, in a bounded process of their own).
+      guard let format = DocumentFormat.sniff(data), format.isPages, format != .pdf else { return }
+      _ = try? engine.layOutDocument(
+        data, format: format, setup: PageSetup(), options: DocumentPrintOptions(), title: "fuzz")
     default:
-      fatalError("FUZZ_TARGET must be template, expression, json, image, http or config")
+      fatalError("FUZZ_TARGET must be template, expression, json, image, http, config, ipp or document")
     }
   }
 }

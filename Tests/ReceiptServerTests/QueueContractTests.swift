@@ -92,6 +92,39 @@ import Testing
     await store.close()
   }
 
+  /// A document job (IPP) keeps its format, name, user and options; a held one (Create-Job)
+  /// is not its printer's head until its document arrives, and keeps it once it has.
+  @Test(arguments: StoreKind.allCases) func documentJobsAndHeldJobs(kind: StoreKind) async throws {
+    let (_, store) = try queue(kind)
+    _ = try await store.own(printer: "counter", maxCrashes: 3)
+    var held = JobRequest(printer: "counter", template: "", data: Data())
+    held.held = true
+    held.user = "ana"
+    held.jobName = "Beleg 42"
+    held.printOptions = #"{"scaling":"fit"}"#
+    let first = try await store.accept(held, idempotencyKey: nil).job
+    var document = JobRequest(printer: "counter", template: "", data: Data([0x52, 0x61, 0x53, 0x32]))
+    document.documentFormat = "image/pwg-raster"
+    let second = try await store.accept(document, idempotencyKey: nil).job
+    #expect(first.state == .held && second.state == .queued)
+    let head = try #require(try await store.claimNext(printer: "counter"))
+    #expect(head.id == second.id, "the held job is not the head")
+    try await store.complete(second.id, cupsJobID: nil)
+    #expect(try await store.claimNext(printer: "counter") == nil)
+    let pdf = Data("%PDF-1.7 receipt".utf8)
+    let (released, wasHeld) = try #require(try await store.release(first.id, data: pdf, documentFormat: "application/pdf"))
+    #expect(wasHeld && released.state == .queued)
+    let stored = try #require(try await store.job(first.id))
+    #expect(stored.data == pdf && stored.documentFormat == "application/pdf" && stored.user == "ana")
+    #expect(stored.jobName == "Beleg 42" && stored.printOptions == #"{"scaling":"fit"}"#)
+    #expect(try await store.claimNext(printer: "counter")?.id == first.id, "released, it prints")
+    var late = JobRequest(printer: "counter", template: "", data: Data())
+    late.held = true
+    let abandoned = try await store.accept(late, idempotencyKey: nil).job
+    #expect(try await store.abandon(abandoned.id, reason: "no document")?.state == .failed)
+    await store.close()
+  }
+
   @Test(arguments: StoreKind.allCases) func reprintsAreNumberedAfterTheOthers(kind: StoreKind) async throws {
     let (_, store) = try queue(kind)
     _ = try await store.own(printer: "counter", maxCrashes: 3)

@@ -116,4 +116,30 @@ import Testing
     #expect(request.reprintOf == original.id && request.reprint == 3 && request.route == "kitchen")
     #expect(request.printer == original.printer && request.data == original.data && request.copies == original.copies)
   }
+
+  /// IPP Create-Job: a held job is no part of its printer's queue until its document arrives;
+  /// then it is queued, due now, with the document; one that never gets one fails.
+  @Test func aHeldJobWaitsOutsideTheQueueForItsDocument() {
+    var request = JobRequest(printer: "counter", template: "", data: Data())
+    request.held = true
+    request.user = "ana"
+    var job = Job(request, id: "h1", sequence: 9, idempotencyKey: nil, orderID: nil, now: Self.now)
+    #expect(job.state == .held && !job.isOpen && !job.isDue(at: Self.now) && job.user == "ana")
+    let claimed = job.claim(now: Self.now)
+    #expect(!claimed, "a held job is not claimed")
+    let pdf = Data("%PDF-1.7".utf8)
+    let later = Self.now.addingTimeInterval(3)
+    let released = job.release(data: pdf, documentFormat: "application/pdf", now: later)
+    #expect(released)
+    #expect(job.state == .queued && job.data == pdf && job.documentFormat == "application/pdf" && job.notBefore == later)
+    let again = job.release(data: Data(), documentFormat: nil, now: later)
+    let abandoned = job.abandon(reason: "late", now: later)
+    #expect(!again && !abandoned, "one document; only a held job is abandoned")
+    var late = Job(request, id: "h2", sequence: 10, idempotencyKey: nil, orderID: nil, now: Self.now)
+    let gaveUp = late.abandon(reason: "no document arrived", now: later)
+    #expect(gaveUp && late.state == .failed && late.error == "no document arrived")
+    var canceled = Job(request, id: "h3", sequence: 11, idempotencyKey: nil, orderID: nil, now: Self.now)
+    let cancel = canceled.cancel(now: later)
+    #expect(cancel && canceled.state == .canceled, "a held job can be canceled")
+  }
 }

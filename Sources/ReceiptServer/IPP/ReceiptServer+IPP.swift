@@ -1,11 +1,11 @@
-import Foundation
+package import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
 import NIOFoundationEssentialsCompat
-import ReceiptKit
+package import ReceiptKit
 
 /// The IPP front: every configured printer answers IPP at `ipp://HOST:PORT/ipp/print/NAME` on a
 /// listener of its own (`ippPort`), as an IPP Everywhere / AirPrint roll printer. Requests are
@@ -158,4 +158,34 @@ struct IPPContext {
   var printerURI: String { "ipp://\(host)/ipp/print/\(printer.name)" }
   /// The printer's web page (status, supplies) and icon.
   var pageURI: String { "http://\(host)/ipp/print/\(printer.name)" }
+}
+
+extension ReceiptServer {
+  /// An IPP request read, checked and answered as far as no queue is needed (the request frame,
+  /// its job ticket against `printer`, the printer's fixed attributes written back): for the
+  /// fuzzer and tests. Nil when the bytes are no IPP message.
+  package static func checkIPPRequest(_ bytes: Data, printer config: PrinterConfig) -> Data? {
+    guard let (message, offset) = try? IPPCodec.decode(bytes) else { return nil }
+    let printer = IPPPrinter(config, machine: "fuzz")
+    var answer = ippAnswer(.ok, requestID: message.requestID)
+    do {
+      let request = try IPPRequest(message: message, document: bytes.dropFirst(offset))
+      let ticket = try IPPJobTicket(request, printer: printer, templates: ["receipt"])
+      answer.groups.append(IPPAttributeGroup(.unsupported, ticket.unsupported))
+      answer.groups.append(
+        IPPAttributeGroup(
+          .printer,
+          printer.fixedAttributes(uris: ["ipp://h/ipp/print/p"], moreInfo: "http://h/", icon: "http://h/i", started: Date())
+        ))
+      if let id = try? request.jobID() { answer.groups.append(IPPAttributeGroup(.job, [IPPAttribute("job-id", .integer(Int32(truncatingIfNeeded: id)))])) }
+    } catch let failure as IPPFailure {
+      answer = ippAnswer(failure.status, requestID: message.requestID, message: failure.message)
+      answer.groups.append(IPPAttributeGroup(.unsupported, failure.unsupported))
+    } catch {
+      return nil
+    }
+    // The request's own attributes written back too: libcups writes what it read.
+    answer.groups += message.groups
+    return try? IPPCodec.encode(answer)
+  }
 }
