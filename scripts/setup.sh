@@ -14,7 +14,7 @@ runtime=(
   fonts-tlwg-garuda-ttf
 )
 testing=(
-  zbar-tools cups cups-ipp-utils avahi-daemon avahi-utils dbus pango1.0-tools netpbm strace libharfbuzz-bin
+  zbar-tools cups cups-ipp-utils avahi-daemon avahi-utils dbus curl pango1.0-tools netpbm strace libharfbuzz-bin
   chromium chromium-driver python3-selenium postgresql time wngerman wfrench wamerican
 )
 

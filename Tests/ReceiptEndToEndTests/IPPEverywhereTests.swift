@@ -229,4 +229,57 @@ import Testing
     #expect(!browse("_universal._sub._ipp._tcp").isEmpty, "the AirPrint subtype")
     #expect(!browse("_print._sub._ipp._tcp").isEmpty, "the IPP Everywhere subtype")
   }
+
+  /// IPP requests are untrusted input: a document over `ippMaxDocumentBytes` is HTTP 413,
+  /// attributes over 256 KiB and collections nested past libcups' depth are IPP bad requests,
+  /// another content type is 415, a raster page claiming a million pixels a side fails alone
+  /// (the next job prints) — and the daemon answers `/healthz` after each.
+  @Test func hostileIPPRequestsAreRefusedAndTheDaemonStaysUp() throws {
+    let directory = try Tool.temporaryDirectory()
+    let (daemon, _) = try daemon(["archive": "dir:\(directory.path)"], settings: #", "ippMaxDocumentBytes": 1048576"#)
+    defer { _ = daemon.terminate() }
+    let port = try #require(daemon.ippPort)
+    let printer = "ipp://127.0.0.1:\(port)/ipp/print/archive"
+    func healthy() -> Bool { (try? daemon.request("GET", "/healthz", timeout: 1).status) == 200 }
+    func status(_ answer: (status: Int, body: Data)) -> Int { answer.body.count >= 4 ? Int(answer.body[2]) << 8 | Int(answer.body[3]) : -1 }
+
+    let big = IPPClient.rawRequest(operation: 0x02, uri: printer, document: Data(count: 2 << 20))
+    #expect(try IPPClient.post(port: port, path: "/ipp/print/archive", body: big).status == 413)
+    #expect(healthy())
+
+    let many = (0..<2000).reduce(into: Data()) { data, i in
+      data += IPPClient.attribute(0x44, "x-\(i)", Data(repeating: 0x61, count: 200))
+    }
+    let crowded = try IPPClient.post(
+      port: port, path: "/ipp/print/archive", body: IPPClient.rawRequest(operation: 0x0B, uri: printer, more: many))
+    #expect(crowded.status == 200 && status(crowded) == 0x0400, "attributes over 256 KiB: a bad request")
+    #expect(healthy())
+
+    var nested = Data()
+    for _ in 0..<5000 { nested += IPPClient.attribute(0x34, "", Data()) + IPPClient.attribute(0x4A, "", Data("m".utf8)) }
+    let deep = try IPPClient.post(
+      port: port, path: "/ipp/print/archive",
+      body: IPPClient.rawRequest(operation: 0x0B, uri: printer, more: IPPClient.attribute(0x34, "media-col", Data()) + nested))
+    #expect(deep.status == 200 && status(deep) == 0x0400, "nested collections: a bad request")
+    #expect(healthy())
+
+    #expect(try IPPClient.post(port: port, path: "/ipp/print/archive", body: Data("{}".utf8), contentType: "text/plain").status == 415)
+
+    let page = try IPPClient.rasterPage("pwg", type: "sgray_8", dpi: 203, width: 80, length: 20)
+    var huge = try Data(contentsOf: page)
+    for (offset, value) in [(372, UInt32(1_000_000)), (376, UInt32(1_000_000)), (392, UInt32(1_000_000))] {
+      withUnsafeBytes(of: value.bigEndian) { huge.replaceSubrange(4 + offset..<8 + offset, with: $0) }
+    }
+    let hugeFile = directory.appendingPathComponent("huge.pwg")
+    try huge.write(to: hugeFile)
+    let bad = try IPPClient.printJob(printer, file: hugeFile, format: "image/pwg-raster")
+    let good = try IPPClient.printJob(printer, file: page, format: "image/pwg-raster")
+    func state(_ id: Int) -> [String] {
+      let run = try? IPPClient.request(printer, operation: "Get-Job-Attributes", ["ATTR integer job-id \(id)"])
+      return (run?.values("job-state") ?? []) + (run?.values("job-state-reasons") ?? [])
+    }
+    #expect(waitUntil(seconds: 30) { state(good).first == "completed" }, "\(state(good))")
+    #expect(state(bad) == ["aborted", "aborted-by-system,document-format-error"], "\(state(bad))")
+    #expect(healthy())
+  }
 }

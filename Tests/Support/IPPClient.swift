@@ -118,3 +118,47 @@ public enum IPPClient {
     return file
   }
 }
+
+extension IPPClient {
+  /// POSTs raw bytes to an IPP printer (an attacker's request, not ipptool's): the HTTP status
+  /// and body.
+  public static func post(port: UInt16, path: String, body: Data, contentType: String = "application/ipp") throws -> (
+    status: Int, body: Data
+  ) {
+    let result = try Tool.run(
+      "curl",
+      [
+        "-s", "-o", "-", "-w", "\n%{http_code}", "--max-time", "60", "-H", "Content-Type: \(contentType)",
+        "-H", "Expect:", "--data-binary", "@-", "http://127.0.0.1:\(port)\(path)",
+      ], stdin: body)
+    let output = result.output
+    guard let newline = output.lastIndex(of: 0x0A), let status = Int(String(decoding: output[(newline + 1)...], as: UTF8.self))
+    else { throw RigError("curl: \(result.stderr)") }
+    return (status, Data(output[..<newline]))
+  }
+
+  /// The bytes of an IPP request written by hand (RFC 8010): version 2.0, `operation`, request
+  /// id 1, the two attributes every request starts with, `printer-uri`, then `more` (raw
+  /// attribute bytes), the end tag and `document`.
+  public static func rawRequest(operation: UInt16, uri: String, more: Data = Data(), document: Data = Data()) -> Data {
+    var data = Data([0x02, 0x00, UInt8(operation >> 8), UInt8(operation & 0xFF), 0, 0, 0, 1, 0x01])
+    data += attribute(0x47, "attributes-charset", Data("utf-8".utf8))
+    data += attribute(0x48, "attributes-natural-language", Data("en".utf8))
+    data += attribute(0x45, "printer-uri", Data(uri.utf8))
+    data += more
+    data.append(0x03)
+    return data + document
+  }
+
+  /// One attribute value: its tag, name and value (RFC 8010 3.1.4).
+  public static func attribute(_ tag: UInt8, _ name: String, _ value: Data) -> Data {
+    var data = Data([tag])
+    data += UInt16(name.utf8.count).bigEndianBytes + Data(name.utf8)
+    data += UInt16(value.count).bigEndianBytes + value
+    return data
+  }
+}
+
+extension UInt16 {
+  var bigEndianBytes: Data { Data([UInt8(self >> 8), UInt8(self & 0xFF)]) }
+}
