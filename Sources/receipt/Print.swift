@@ -13,10 +13,14 @@ struct Print: ParsableCommand {
         receipt print Templates/Examples/small.json --printer Roll80 --wait
         receipt print order.json --template kitchen --printer socket://10.0.0.42:9100
         receipt print order.json --routes /etc/receipt/serve.json   (every ticket: counter, kitchen, bar)
+        receipt print ticket.pdf --printer socket://10.0.0.42:9100 --model epson-tm-t88vi
       """
   )
 
-  @Argument(help: "The input: order JSON (bound into a template; - for stdin) or a UTF-8 text file.")
+  @Argument(
+    help:
+      "The input: order JSON (bound into a template; - for stdin), a UTF-8 text file, or a document (.pdf, .pwg, .urf, .jpg, .png) printed on the roll at its own length."
+  )
   var input: String
 
   @Option(help: "CUPS queue, or socket://host[:port] for a raw ESC/POS printer (default: the CUPS default).")
@@ -55,7 +59,6 @@ struct Print: ParsableCommand {
     try reportingErrors {
       if let routes { return try printTickets(routesFile: routes) }
       let engine = try ReceiptEngine()
-      let document = try page.document(input, engine: engine, template: template)
       var options: [String: String] = [:]
       for option in jobOptions {
         let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
@@ -66,7 +69,19 @@ struct Print: ParsableCommand {
       }
       let request = PrintRequest(
         printer: printer, copies: copies, wait: wait, options: options, model: try page.printerModel())
-      let result = try engine.print(document, request: request)
+      let result: PrintResult
+      if let format = Self.documentFormat(input) {
+        let data = try Self.readDocument(input)
+        guard let paper = Paper(parsing: page.paper) else {
+          throw ValidationError("unknown paper '\(page.paper)': use 58mm, 80mm, 112mm or a width like 76mm")
+        }
+        var named = request
+        named.jobName = URL(fileURLWithPath: input).lastPathComponent
+        result = try engine.send(
+          try engine.prepareDocument(data, format: format, options: DocumentPrintOptions(paper: paper), request: named))
+      } else {
+        result = try engine.print(try page.document(input, engine: engine, template: template), request: request)
+      }
       for warning in result.warnings { Console.error("receipt: warning: \(warning)") }
       let length = result.pages.map { String(format: "%.1f mm", $0.cutLengthMillimetres) }.joined(separator: ", ")
       if let id = result.jobID {
@@ -77,6 +92,33 @@ struct Print: ParsableCommand {
             + (result.confirmed ? ", confirmed by the printer" : ""))
       }
     }
+  }
+}
+
+extension Print {
+  /// The document format of a file printed as pages (PDF, raster, image), by its extension.
+  static func documentFormat(_ path: String) -> DocumentFormat? {
+    switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+    case "pdf": .pdf
+    case "pwg": .pwgRaster
+    case "urf": .urf
+    case "jpg", "jpeg": .jpeg
+    case "png": .png
+    default: nil
+    }
+  }
+
+  /// A document file, within 64 MiB.
+  static func readDocument(_ path: String) throws -> Data {
+    let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+    guard let size else { throw ReceiptError(.input, "cannot read \(path): no such file or not readable") }
+    guard size <= 64 << 20 else {
+      throw ReceiptError(.data, "\(path) is \(size) bytes; a document to print is limited to 64 MiB")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw ReceiptError(.input, "cannot read \(path): not readable")
+    }
+    return data
   }
 }
 

@@ -75,7 +75,8 @@ import Testing
   /// (±1 dot row), 512 dots wide, the logo dithered.
   @Test func cupsPrintsToItDriverlesslyAtTheDocumentsLength() throws {
     let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
-    let (daemon, work) = try daemon(["till": "socket://127.0.0.1:\(simulator.port)"], models: ["till": "epson-tm-t88vi"])
+    let (daemon, work) = try daemon(
+      ["till": "socket://127.0.0.1:\(simulator.port)"], models: ["till": "epson-tm-t88vi"])
     defer { _ = daemon.terminate() }
     let cups = try PrintRig.privateCUPS()
     try PrintRig.addEverywhereQueue("R", uri: uri(daemon, "till"), server: cups.server, directory: cups.directory)
@@ -89,14 +90,19 @@ import Testing
       let result = try Tool.run("lp", ["-d", "R"] + arguments, environment: ["CUPS_SERVER": cups.server])
       #expect(result.status == 0, "lp \(arguments): \(result.stderr)")
     }
-    func printed(_ count: Int) -> Bool { waitUntil(seconds: 60) { simulator.pages.filter { $0.cut != nil }.count >= count } }
+    func printed(_ count: Int) -> Bool {
+      waitUntil(seconds: 60) { simulator.pages.filter { $0.cut != nil }.count >= count }
+    }
 
     // A PDF page of 80 × 143.7 mm: pango-view's text with 9 pt margins, its page made that long.
     let text = work.appendingPathComponent("receipt.txt")
-    try (1...24).map { "Line \($0)  Brötchen 0,45 €" }.joined(separator: "\n").write(to: text, atomically: true, encoding: .utf8)
+    try (1...24).map { "Line \($0)  Brötchen 0,45 €" }.joined(separator: "\n").write(
+      to: text, atomically: true, encoding: .utf8)
     let small = work.appendingPathComponent("small.pdf")
     let pdf = work.appendingPathComponent("receipt.pdf")
-    #expect(try Tool.run("pango-view", ["--dpi=72", "--margin=9", "--width=209", "-q", "--output=\(small.path)", text.path]).status == 0)
+    #expect(
+      try Tool.run("pango-view", ["--dpi=72", "--margin=9", "--width=209", "-q", "--output=\(small.path)", text.path])
+        .status == 0)
     #expect(try Tool.run("pdftocairo", ["-pdf", "-paperw", "227", "-paperh", "407", small.path, pdf.path]).status == 0)
     let size = try #require(try Tool.pdfPageSizes(pdf).first)
     let length = size.height / 72 * 25.4
@@ -148,7 +154,8 @@ import Testing
   /// roll's media-col at that length), comes out of the simulator at that length.
   @Test func aPageMadeLikeTheSeedsRendererPrintsAtItsCutLength() throws {
     let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
-    let (daemon, work) = try daemon(["till": "socket://127.0.0.1:\(simulator.port)"], models: ["till": "epson-tm-t88vi"])
+    let (daemon, work) = try daemon(
+      ["till": "socket://127.0.0.1:\(simulator.port)"], models: ["till": "epson-tm-t88vi"])
     defer { _ = daemon.terminate() }
     let text = work.appendingPathComponent("order.txt")
     try "Coffee\t2.50\nCroissant\t1.80\nTotal\t4.30\n\nThank you!".write(to: text, atomically: true, encoding: .utf8)
@@ -181,7 +188,8 @@ import Testing
   @Test func paperOutHoldsTheJobAndACrashLosesNothing() throws {
     let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
     simulator.set(paperEnd: true)
-    let (daemon, work) = try daemon(["till": "socket://127.0.0.1:\(simulator.port)"], models: ["till": "epson-tm-t88vi"])
+    let (daemon, work) = try daemon(
+      ["till": "socket://127.0.0.1:\(simulator.port)"], models: ["till": "epson-tm-t88vi"])
     defer { _ = daemon.terminate() }
     let page = try IPPClient.rasterPage("pwg", type: "black_1", dpi: 180, width: 80, length: 50)
     let id = try IPPClient.printJob(uri(daemon, "till"), file: page, format: "image/pwg-raster")
@@ -192,7 +200,8 @@ import Testing
       return (run?.values("printer-state") ?? []) + (run?.values("printer-state-reasons") ?? [])
     }
     func jobState() -> [String] {
-      let run = try? IPPClient.request(uri(daemon, "till"), operation: "Get-Job-Attributes", ["ATTR integer job-id \(id)"])
+      let run = try? IPPClient.request(
+        uri(daemon, "till"), operation: "Get-Job-Attributes", ["ATTR integer job-id \(id)"])
       return (run?.values("job-state") ?? []) + (run?.values("job-state-reasons") ?? [])
     }
     #expect(waitUntil(seconds: 30) { printerReasons() == ["stopped", "media-empty-error"] }, "\(printerReasons())")
@@ -241,7 +250,9 @@ import Testing
     let port = try #require(daemon.ippPort)
     let printer = "ipp://127.0.0.1:\(port)/ipp/print/archive"
     func healthy() -> Bool { (try? daemon.request("GET", "/healthz", timeout: 1).status) == 200 }
-    func status(_ answer: (status: Int, body: Data)) -> Int { answer.body.count >= 4 ? Int(answer.body[2]) << 8 | Int(answer.body[3]) : -1 }
+    func status(_ answer: (status: Int, body: Data)) -> Int {
+      answer.body.count >= 4 ? Int(answer.body[2]) << 8 | Int(answer.body[3]) : -1
+    }
 
     let big = IPPClient.rawRequest(operation: 0x02, uri: printer, document: Data(count: 2 << 20))
     #expect(try IPPClient.post(port: port, path: "/ipp/print/archive", body: big).status == 413)
@@ -256,14 +267,19 @@ import Testing
     #expect(healthy())
 
     var nested = Data()
-    for _ in 0..<5000 { nested += IPPClient.attribute(0x34, "", Data()) + IPPClient.attribute(0x4A, "", Data("m".utf8)) }
+    for _ in 0..<5000 {
+      nested += IPPClient.attribute(0x34, "", Data()) + IPPClient.attribute(0x4A, "", Data("m".utf8))
+    }
     let deep = try IPPClient.post(
       port: port, path: "/ipp/print/archive",
-      body: IPPClient.rawRequest(operation: 0x0B, uri: printer, more: IPPClient.attribute(0x34, "media-col", Data()) + nested))
+      body: IPPClient.rawRequest(
+        operation: 0x0B, uri: printer, more: IPPClient.attribute(0x34, "media-col", Data()) + nested))
     #expect(deep.status == 200 && status(deep) == 0x0400, "nested collections: a bad request")
     #expect(healthy())
 
-    #expect(try IPPClient.post(port: port, path: "/ipp/print/archive", body: Data("{}".utf8), contentType: "text/plain").status == 415)
+    #expect(
+      try IPPClient.post(port: port, path: "/ipp/print/archive", body: Data("{}".utf8), contentType: "text/plain")
+        .status == 415)
 
     let page = try IPPClient.rasterPage("pwg", type: "sgray_8", dpi: 203, width: 80, length: 20)
     var huge = try Data(contentsOf: page)
@@ -281,5 +297,31 @@ import Testing
     #expect(waitUntil(seconds: 30) { state(good).first == "completed" }, "\(state(good))")
     #expect(state(bad) == ["aborted", "aborted-by-system,document-format-error"], "\(state(bad))")
     #expect(healthy())
+  }
+
+  /// Cancel-Job: a queued job is canceled only by the user who sent it (`requesting-user-name`),
+  /// never a job of the REST API; a printed one cannot be.
+  @Test func onlyTheSenderCancelsAJob() throws {
+    let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
+    simulator.set(paperEnd: true)  // nothing prints: the jobs stay queued
+    let (daemon, _) = try daemon(["till": "socket://127.0.0.1:\(simulator.port)"], models: ["till": "epson-tm-t88vi"])
+    defer { _ = daemon.terminate() }
+    let printer = uri(daemon, "till")
+    let page = try IPPClient.rasterPage("pwg", type: "black_1", dpi: 180, width: 80, length: 30)
+    let ana = try IPPClient.printJob(printer, file: page, format: "image/pwg-raster", user: "ana")
+    let rest = try daemon.request(
+      "POST", "/v1/jobs", body: Data(#"{"template": "receipt", "data": {"items": []}}"#.utf8), timeout: 30)
+    let restJob = try #require(rest.json["sequence"] as? Int)
+    func cancel(_ id: Int, as user: String, expecting status: String) -> Bool {
+      (try? IPPClient.request(
+        printer, operation: "Cancel-Job", ["ATTR integer job-id \(id)"], status: status, user: user))?.failures.isEmpty
+        ?? false
+    }
+    #expect(cancel(ana, as: "bob", expecting: "client-error-not-authorized"), "another user")
+    #expect(cancel(restJob, as: "ana", expecting: "client-error-not-authorized"), "a REST job")
+    #expect(cancel(ana, as: "ana", expecting: "successful-ok"), "its sender")
+    let state = try IPPClient.request(printer, operation: "Get-Job-Attributes", ["ATTR integer job-id \(ana)"])
+    #expect(state.values("job-state") == ["canceled"])
+    #expect(cancel(ana, as: "ana", expecting: "client-error-not-possible"), "a canceled job stays canceled")
   }
 }

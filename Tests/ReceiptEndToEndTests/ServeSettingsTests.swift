@@ -110,4 +110,66 @@ import Testing
       })
     #expect(try flagged.request("GET", "/v1/jobs/\(onceID)", headers: flagAuth).json["attempts"] as? Int == 1)
   }
+
+  /// The IPP printers' settings: `RECEIPT_IPP_PORT`/`--ipp-port` and `RECEIPT_IPP_HOST`/
+  /// `--ipp-host` (flags over the environment), `ippHost` in the file, `RECEIPT_IPP=off` and
+  /// `--no-ipp` turn them off, the default port is the API's + 2, and `printerPapers` is the roll
+  /// IPP clients are offered (58 mm: media 58 mm wide).
+  @Test func theIPPPrintersHaveTheirOwnSettings() throws {
+    let work = try Tool.temporaryDirectory()
+    let config = work.appendingPathComponent("serve.json")
+    try """
+    {"printers": {"kiosk": "dir:\(work.path)"}, "printerModels": {"kiosk": "generic-58mm"},
+     "printerPapers": {"kiosk": "58mm"}, "ippHost": "127.0.0.2", "database": "\(work.path)/q.sqlite"}
+    """.write(to: config, atomically: true, encoding: .utf8)
+    let (envPort, flagPort) = (try PrintRig.freePortForTests(), try PrintRig.freePortForTests())
+    func media(_ port: UInt16, host: String = "127.0.0.1") -> [String] {
+      let run = try? IPPClient.request(
+        "ipp://\(host):\(port)/ipp/print/kiosk", operation: "Get-Printer-Attributes",
+        ["ATTR keyword requested-attributes media-default,media-size-supported"])
+      return (run?.values("media-default") ?? []) + (run?.values("media-size-supported") ?? [])
+    }
+    // The environment's port and host; the file's ippHost yields to RECEIPT_IPP_HOST.
+    let byEnvironment = try Daemon(
+      arguments: ["--config", config.path],
+      environment: ["RECEIPT_IPP_PORT": "\(envPort)", "RECEIPT_IPP_HOST": "127.0.0.1"],
+      log: work.appendingPathComponent("env.log"))
+    try byEnvironment.start()
+    #expect(waitUntil(seconds: 10) { byEnvironment.ippPort == envPort }, "RECEIPT_IPP_PORT")
+    #expect(media(envPort).first == "om_roll-58mm_58x200mm", "printerPapers: \(media(envPort))")
+    #expect(media(envPort).dropFirst().allSatisfy { $0.contains("x-dimension=5800") })
+    _ = byEnvironment.terminate()
+    // Flags over the environment; the file's ippHost when nothing overrides it.
+    let byFlags = try Daemon(
+      arguments: ["--config", config.path, "--ipp-port", "\(flagPort)"],
+      environment: ["RECEIPT_IPP_PORT": "\(envPort)"], log: work.appendingPathComponent("flags.log"))
+    try byFlags.start()
+    #expect(waitUntil(seconds: 10) { byFlags.ippPort == flagPort }, "--ipp-port over RECEIPT_IPP_PORT")
+    #expect(!media(flagPort, host: "127.0.0.2").isEmpty, "ippHost from the file: it listens on 127.0.0.2")
+    #expect(media(flagPort).isEmpty, "and not on 127.0.0.1")
+    _ = byFlags.terminate()
+    let byHostFlag = try Daemon(
+      arguments: ["--config", config.path, "--ipp-port", "\(flagPort)", "--ipp-host", "127.0.0.1"],
+      log: work.appendingPathComponent("host.log"))
+    try byHostFlag.start()
+    #expect(waitUntil(seconds: 10) { !media(flagPort).isEmpty }, "--ipp-host")
+    _ = byHostFlag.terminate()
+    // Off: by the environment, by the flag.
+    for (arguments, environment) in [([String](), ["RECEIPT_IPP": "off"]), (["--no-ipp"], [:])] {
+      let off = try Daemon(
+        arguments: ["--config", config.path] + arguments, environment: environment,
+        log: work.appendingPathComponent("off.log"))
+      try off.start()
+      #expect(off.ippPort == nil, "\(arguments) \(environment): no IPP printers")
+      _ = off.terminate()
+    }
+    // The default: the API's port + 2.
+    let apiPort = try PrintRig.freePortForTests()
+    let byDefault = try Daemon(
+      arguments: ["--config", config.path, "--port", "\(apiPort)", "--ipp-host", "127.0.0.1"],
+      log: work.appendingPathComponent("default.log"), choosesPort: false)
+    try byDefault.start()
+    #expect(waitUntil(seconds: 10) { byDefault.ippPort == apiPort + 2 }, "ippPort defaults to port + 2")
+    _ = byDefault.terminate()
+  }
 }

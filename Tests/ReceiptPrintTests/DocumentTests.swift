@@ -33,10 +33,10 @@ import Testing
     #expect(pages.count == 1 && page.image.width == 567 && page.image.height == 1018)
     #expect(abs(page.length - 1018 * 72 / 180.0) < 0.001 && page.isBilevel == (type == "black_1"))
     #expect(page.image.pixels[0] == 0 && page.image.pixels[page.image.pixels.count - 1] == 0, "the bars are black")
-    let middle = page.image.pixels[509 * 567 ..< 510 * 567]
+    let middle = page.image.pixels[509 * 567..<510 * 567]
     let gray = type == "black_1" ? Set([0, 255]) : Set([127, 128])
     #expect(Set(middle.map(Int.init)).isSubset(of: gray), "the band: \(Set(middle))")
-    #expect(Set(page.image.pixels[200 * 567 ..< 201 * 567]) == [255], "white between")
+    #expect(Set(page.image.pixels[200 * 567..<201 * 567]) == [255], "white between")
     var none = options
     none.pageRanges = [2...3]
     #expect(throws: PrintError.self) { try DocumentPages.read(data, format: .pwgRaster, options: none) }
@@ -66,10 +66,12 @@ import Testing
   @Test func pdfPagesHaveTheirOwnSizeOrThePapersWidth() throws {
     let work = try Tool.temporaryDirectory()
     let text = work.appendingPathComponent("t.txt")
-    try (1...12).map { "Zeile \($0) Größe ½" }.joined(separator: "\n").write(to: text, atomically: true, encoding: .utf8)
+    try (1...12).map { "Zeile \($0) Größe ½" }.joined(separator: "\n").write(
+      to: text, atomically: true, encoding: .utf8)
     let small = work.appendingPathComponent("small.pdf")
     let pdf = work.appendingPathComponent("page.pdf")
-    _ = try Tool.run("pango-view", ["--dpi=72", "--margin=9", "--width=200", "-q", "--output=\(small.path)", text.path])
+    _ = try Tool.run(
+      "pango-view", ["--dpi=72", "--margin=9", "--width=200", "-q", "--output=\(small.path)", text.path])
     _ = try Tool.run("pdftocairo", ["-pdf", "-paper", "A4", "-expand", small.path, pdf.path])
     let poppler = try #require(try Tool.pdfPageSizes(pdf).first)
     let data = try Data(contentsOf: pdf)
@@ -80,7 +82,9 @@ import Testing
     let fitted = try #require(try DocumentPages.read(data, format: .pdf, options: fit).first)
     #expect(fitted.image.width == 567, "80 mm at 180 dpi")
     #expect(abs(fitted.length - poppler.height * Length.mm(80).points / poppler.width) < 1)
-    #expect(throws: PrintError.self) { try DocumentPages.read(Data("%PDF-1.7 broken".utf8), format: .pdf, options: options) }
+    #expect(throws: PrintError.self) {
+      try DocumentPages.read(Data("%PDF-1.7 broken".utf8), format: .pdf, options: options)
+    }
   }
 
   /// Laid out on the roll: a page as wide as the paper prints at its size, a wider one (A4) is
@@ -103,7 +107,8 @@ import Testing
     let none = try DocumentLayout.layOut([pages[1]], setup: PageSetup(), scaling: .none, title: "doc")
     #expect(none.pages[0].cutLength == 842, "at its own size (cut to the printable width)")
     #expect(throws: LayoutError.self) {
-      try DocumentLayout.layOut([DocumentPage(image: image, width: paper, length: 20_000)], setup: PageSetup(), title: "x")
+      try DocumentLayout.layOut(
+        [DocumentPage(image: image, width: paper, length: 20_000)], setup: PageSetup(), title: "x")
     }
   }
 }

@@ -50,7 +50,8 @@ import Testing
       locale: "de-DE", copies: 1, state: .printing, attempts: 0, crashes: 1, error: "e", cupsJobID: 7,
       printerState: "held", createdAt: now, updatedAt: now, notBefore: now, orderID: "o", route: "kitchen",
       label: "KITCHEN", fallback: "counter", fallbackFor: "kitchen", failoverReason: "paper out", reprintOf: "b",
-      reprint: 1, documentSHA256: "00", sentAt: now, processID: "0042", interruptions: 1, stage: .rendering)
+      reprint: 1, documentSHA256: "00", sentAt: now, processID: "0042", interruptions: 1, stage: .rendering,
+      documentFormat: "application/pdf", jobName: "Beleg", user: "ana")
     let full = JobResponse(job)
     job.state = .queued
     job.stage = nil
@@ -69,11 +70,14 @@ import Testing
     job.error = nil
     job.cupsJobID = nil
     job.printerState = nil
+    job.documentFormat = nil
+    job.jobName = nil
+    job.user = nil
     let (all, always) = try Self.keys(full, JobResponse(job))
     let schema = try Self.schema("Job")
     #expect(all == schema.properties, "encoder \(all.sorted()) vs OpenAPI \(schema.properties.sorted())")
     #expect(always == schema.required, "always present \(always.sorted()) vs required \(schema.required.sorted())")
-    #expect(schema.properties.count == 25)
+    #expect(schema.properties.count == 28)
   }
 
   @Test func theOrderSchemaIsTheEncodersKeys() throws {

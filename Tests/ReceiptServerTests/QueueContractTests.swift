@@ -112,7 +112,8 @@ import Testing
     try await store.complete(second.id, cupsJobID: nil)
     #expect(try await store.claimNext(printer: "counter") == nil)
     let pdf = Data("%PDF-1.7 receipt".utf8)
-    let (released, wasHeld) = try #require(try await store.release(first.id, data: pdf, documentFormat: "application/pdf"))
+    let (released, wasHeld) = try #require(
+      try await store.release(first.id, data: pdf, documentFormat: "application/pdf"))
     #expect(wasHeld && released.state == .queued)
     let stored = try #require(try await store.job(first.id))
     #expect(stored.data == pdf && stored.documentFormat == "application/pdf" && stored.user == "ana")

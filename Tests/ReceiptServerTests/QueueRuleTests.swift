@@ -131,7 +131,8 @@ import Testing
     let later = Self.now.addingTimeInterval(3)
     let released = job.release(data: pdf, documentFormat: "application/pdf", now: later)
     #expect(released)
-    #expect(job.state == .queued && job.data == pdf && job.documentFormat == "application/pdf" && job.notBefore == later)
+    #expect(
+      job.state == .queued && job.data == pdf && job.documentFormat == "application/pdf" && job.notBefore == later)
     let again = job.release(data: Data(), documentFormat: nil, now: later)
     let abandoned = job.abandon(reason: "late", now: later)
     #expect(!again && !abandoned, "one document; only a held job is abandoned")

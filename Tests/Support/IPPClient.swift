@@ -86,15 +86,24 @@ public enum IPPClient {
     let pdf = directory.appendingPathComponent("testfile.pdf")
     let steps: [(String, [String])] = [
       ("pango-view", ["--dpi=72", "--margin=9", "--width=180", "-q", "--output=\(pdf.path)", text.path]),
-      ("pdftocairo", ["-pdf", "-paper", "A4", "-expand", pdf.path, directory.appendingPathComponent("document-a4.pdf").path]),
+      (
+        "pdftocairo",
+        ["-pdf", "-paper", "A4", "-expand", pdf.path, directory.appendingPathComponent("document-a4.pdf").path]
+      ),
       (
         "pdftocairo",
         ["-pdf", "-paper", "letter", "-expand", pdf.path, directory.appendingPathComponent("document-letter.pdf").path]
       ),
       ("pdftocairo", ["-ps", "-paper", "A4", pdf.path, directory.appendingPathComponent("document-a4.ps").path]),
-      ("pdftocairo", ["-ps", "-paper", "letter", pdf.path, directory.appendingPathComponent("document-letter.ps").path]),
+      (
+        "pdftocairo",
+        ["-ps", "-paper", "letter", pdf.path, directory.appendingPathComponent("document-letter.ps").path]
+      ),
       ("pdftoppm", ["-jpeg", "-r", "100", "-singlefile", pdf.path, directory.appendingPathComponent("color").path]),
-      ("pdftoppm", ["-jpeg", "-gray", "-r", "100", "-singlefile", pdf.path, directory.appendingPathComponent("gray").path]),
+      (
+        "pdftoppm",
+        ["-jpeg", "-gray", "-r", "100", "-singlefile", pdf.path, directory.appendingPathComponent("gray").path]
+      ),
       ("python3", [rasterWriter, "samples", directory.path, "\(dpi)"]),
     ]
     for (tool, arguments) in steps {
@@ -132,7 +141,8 @@ extension IPPClient {
         "-H", "Expect:", "--data-binary", "@-", "http://127.0.0.1:\(port)\(path)",
       ], stdin: body)
     let output = result.output
-    guard let newline = output.lastIndex(of: 0x0A), let status = Int(String(decoding: output[(newline + 1)...], as: UTF8.self))
+    guard let newline = output.lastIndex(of: 0x0A),
+      let status = Int(String(decoding: output[(newline + 1)...], as: UTF8.self))
     else { throw RigError("curl: \(result.stderr)") }
     return (status, Data(output[..<newline]))
   }

@@ -31,7 +31,15 @@ public struct CUPSClient: Sendable {
       let dest = dests![i]
       if dest.instance == nil { names.append((String(cString: dest.name), dest.is_default != 0)) }
     }
-    return try names.map { try queue($0.0, isDefault: $0.1) }
+    // libcups also lists printers it found on the network (DNS-SD), which are no queues of this
+    // cupsd until something prints to them: they are left out.
+    return try names.compactMap { name, isDefault in
+      do {
+        return try queue(name, isDefault: isDefault)
+      } catch PrintError.unknownPrinter {
+        return nil
+      }
+    }
   }
 
   /// One queue by name: one Get-Printer-Attributes request (the daemon asks this on every poll

@@ -171,7 +171,7 @@ extension ReceiptServer {
       ) {
         self.host = host
         self.port = port
-        self.advertise = advertise ?? !["127.0.0.1", "::1", "localhost"].contains(host)
+        self.advertise = advertise ?? !(host.hasPrefix("127.") || ["::1", "localhost"].contains(host))
         self.maxDocumentBytes = maxDocumentBytes
       }
     }

@@ -175,9 +175,12 @@ extension ReceiptServer {
       answer.groups.append(
         IPPAttributeGroup(
           .printer,
-          printer.fixedAttributes(uris: ["ipp://h/ipp/print/p"], moreInfo: "http://h/", icon: "http://h/i", started: Date())
+          printer.fixedAttributes(
+            uris: ["ipp://h/ipp/print/p"], moreInfo: "http://h/", icon: "http://h/i", started: Date())
         ))
-      if let id = try? request.jobID() { answer.groups.append(IPPAttributeGroup(.job, [IPPAttribute("job-id", .integer(Int32(truncatingIfNeeded: id)))])) }
+      if let id = try? request.jobID() {
+        answer.groups.append(IPPAttributeGroup(.job, [IPPAttribute("job-id", .integer(Int32(truncatingIfNeeded: id)))]))
+      }
     } catch let failure as IPPFailure {
       answer = ippAnswer(failure.status, requestID: message.requestID, message: failure.message)
       answer.groups.append(IPPAttributeGroup(.unsupported, failure.unsupported))

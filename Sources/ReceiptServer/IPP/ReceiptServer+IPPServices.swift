@@ -10,20 +10,23 @@ extension ReceiptServer {
   /// are advertised over DNS-SD once the listener has its port.
   func ippServices(advertising: IPPAdvertising?) -> [any Service] {
     guard configuration.ipp != nil else { return [] }
-    let (store, logger) = (self.store, self.logger)
-    var services: [any Service] = [
-      PeriodicService(interval: .seconds(10)) {
-        let limit = Date().addingTimeInterval(-TimeInterval(Self.ippHeldTimeout))
-        guard let held = try? await store.jobs(state: .held, printer: nil, limit: 500, before: nil) else { return }
-        for job in held where job.createdAt < limit {
-          _ = try? await store.abandon(
-            job.id, reason: "no document arrived within \(Self.ippHeldTimeout) s of Create-Job")
-          logger.info("job \(job.id): no document arrived within \(Self.ippHeldTimeout) s of Create-Job; failed")
-        }
-      }
-    ]
+    var services: [any Service] = [PeriodicService(interval: .seconds(10)) { [self] in _ = await abandonLateHeldJobs() }]
     if let advertising { services.append(advertising) }
     return services
+  }
+
+  /// Fails the held jobs (Create-Job) whose document has not come within ``ippHeldTimeout`` of
+  /// `now`; returns how many.
+  func abandonLateHeldJobs(now: Date = Date()) async -> Int {
+    let limit = now.addingTimeInterval(-TimeInterval(Self.ippHeldTimeout))
+    guard let held = try? await store.jobs(state: .held, printer: nil, limit: 500, before: nil) else { return 0 }
+    var count = 0
+    for job in held where job.createdAt < limit {
+      let reason = "no document arrived within \(Self.ippHeldTimeout) s of Create-Job"
+      if (try? await store.abandon(job.id, reason: reason, now: now)) != nil { count += 1 }
+      logger.info("job \(job.id): \(reason); failed")
+    }
+    return count
   }
 
   /// The DNS-SD advertisement of every printer (`_ipp._tcp`, subtypes `_universal` for AirPrint
@@ -70,16 +73,17 @@ final class IPPAdvertising: Service, Sendable {
       for await bound in self.ready.stream { return bound }
       return nil
     }
-    guard let port, !Task.isShuttingDownGracefully else { return }
-    let advertiser: DNSSDAdvertiser
-    do {
-      advertiser = try DNSSDAdvertiser(services: services(port))
-    } catch {
-      logger.warning("the IPP printers are not advertised: \(error)")
-      return
+    var advertiser: DNSSDAdvertiser?
+    if let port, !Task.isShuttingDownGracefully {
+      do {
+        advertiser = try DNSSDAdvertiser(services: services(port))
+        logger.info("advertising over DNS-SD: \(advertiser?.names.joined(separator: ", ") ?? "")")
+      } catch {
+        logger.warning("the IPP printers are not advertised: \(error)")
+      }
     }
-    logger.info("advertising over DNS-SD: \(advertiser.names.joined(separator: ", "))")
+    // A service of the group runs until the group stops, advertising or not.
     try? await gracefulShutdown()
-    advertiser.stop()
+    advertiser?.stop()
   }
 }
