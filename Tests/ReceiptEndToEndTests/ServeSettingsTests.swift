@@ -41,6 +41,8 @@ import Testing
       "RECEIPT_CORS_ORIGINS": "https://pos.example.com", "RECEIPT_HOST_NAMES": "till.local",
       // "gone" is a CUPS queue on a server nobody runs: each attempt fails and is retried.
       "CUPS_SERVER": "127.0.0.1:9",
+      // The IPP printers would take the chosen port + 2, which another process may hold.
+      "RECEIPT_IPP": "off",
     ]
     let daemon = try Daemon(
       arguments: [], environment: environment, log: work.appendingPathComponent("env.log"), choosesPort: false)

@@ -10,7 +10,9 @@ extension ReceiptServer {
   /// are advertised over DNS-SD once the listener has its port.
   func ippServices(advertising: IPPAdvertising?) -> [any Service] {
     guard configuration.ipp != nil else { return [] }
-    var services: [any Service] = [PeriodicService(interval: .seconds(10)) { [self] in _ = await abandonLateHeldJobs() }]
+    var services: [any Service] = [
+      PeriodicService(interval: .seconds(10)) { [self] in _ = await abandonLateHeldJobs() }
+    ]
     if let advertising { services.append(advertising) }
     return services
   }
