@@ -72,6 +72,15 @@ struct Paragraph {
 
   static func isSpace(_ unit: UInt16) -> Bool { unit == 0x20 || unit == 0x3000 }
 
+  /// No-break spaces and joiners (U+00A0, U+2007, U+202F, U+2060, U+FEFF): what they stand
+  /// beside must not be parted.
+  static func isGlue(_ unit: UInt16) -> Bool { [0xA0, 0x2007, 0x202F, 0x2060, 0xFEFF].contains(unit) }
+
+  /// Whether a break at `offset` would part a no-break space from its neighbour.
+  func gluesAround(_ offset: Int) -> Bool {
+    (offset > 0 && Self.isGlue(units[offset - 1])) || (offset < units.count && Self.isGlue(units[offset]))
+  }
+
   /// The source text of a UTF-16 range, in logical order.
   func text(_ range: Range<Int>) -> String {
     let utf16 = string.utf16

@@ -62,14 +62,18 @@ extension TextLayouter {
         }
       }
       if end == nil {
-        // The first word is wider than the line: break between graphemes, at least one.
+        // The first word is wider than the line: break between graphemes, at least one — and
+        // not beside a no-break space where another point fits ("«&#160;CODE" stays together).
         var g = p.graphemeIndex(after: start)
         end = p.graphemes[g]
+        var unglued = p.gluesAround(p.graphemes[g]) ? nil : end
         g += 1
         while g < p.graphemes.count, lineWidth(p, start, p.graphemes[g], available: available, style: style) <= limit {
           end = p.graphemes[g]
+          if !p.gluesAround(p.graphemes[g]) { unglued = end }
           g += 1
         }
+        if let unglued { end = unglued }
       }
       lines.append(LineSpan(start: start, end: end!, hyphenated: hyphenated))
       start = end!

@@ -17,9 +17,9 @@ extension TemplateRenderer {
       let node: MarkupNode
       switch child {
       case .text(let text, let locator):
-        guard !text.allSatisfy(\.isWhitespace) else { continue }
+        guard !text.allSatisfy(TextBuilder.collapses) else { continue }
         throw TemplateError(
-          locator(text.prefix { $0.isWhitespace }.count),
+          locator(text.prefix(while: TextBuilder.collapses).count),
           "text must be inside <text>: wrap \"\(text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(30))\" in <text>…</text>"
         )
       case .element(let e): node = e
@@ -218,9 +218,9 @@ extension TemplateRenderer {
     for child in node.children {
       switch child {
       case .element(let e): throw TemplateError(e.location, "<\(node.name)> takes no elements inside")
-      case .text(let t, let locator) where !t.allSatisfy(\.isWhitespace):
+      case .text(let t, let locator) where !t.allSatisfy(TextBuilder.collapses):
         throw TemplateError(
-          locator(t.prefix { $0.isWhitespace }.count), "<\(node.name)> takes no text inside; use attributes")
+          locator(t.prefix(while: TextBuilder.collapses).count), "<\(node.name)> takes no text inside; use attributes")
       default: continue
       }
     }

@@ -58,15 +58,23 @@ extension TemplateRenderer {
   }
 }
 
-/// Accumulates styled text with HTML-like white-space collapsing.
+/// Accumulates styled text with HTML-like white-space collapsing: runs of ASCII white space
+/// (space, tab, line feed, form feed, carriage return — HTML's definition) become one space; a
+/// no-break space (U+00A0, U+202F, U+2007, U+2060 …) is text and stays as it is, so it keeps
+/// its neighbours together ("«&#160;NOEL10&#160;»", "100&#160;g").
 struct TextBuilder {
+  /// HTML's ASCII white space: what collapses.
+  static func collapses(_ c: Character) -> Bool {
+    c == " " || c == "\t" || c == "\n" || c == "\r\n" || c == "\r" || c == "\u{0C}"
+  }
+
   private var segments: [(String, TextAttributes)] = []
   private var lastWasSpace = true
 
   mutating func appendCollapsing(_ s: String, _ attributes: TextAttributes) {
     var out = ""
     for c in s {
-      if c.isWhitespace {
+      if Self.collapses(c) {
         if !lastWasSpace { out.append(" ") }
         lastWasSpace = true
       } else {
@@ -80,7 +88,7 @@ struct TextBuilder {
   mutating func appendVerbatim(_ s: String, _ attributes: TextAttributes) {
     guard !s.isEmpty else { return }
     append(s, attributes)
-    lastWasSpace = s.last?.isWhitespace ?? false
+    lastWasSpace = s.last.map(Self.collapses) ?? false
   }
 
   mutating func lineBreak(_ attributes: TextAttributes) {
