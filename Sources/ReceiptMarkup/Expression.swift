@@ -18,6 +18,8 @@ indirect enum Expression {
 
   enum BinaryOperator: String {
     case add = "+", subtract = "-", multiply = "*", divide = "/"
+    /// Joins the texts of its operands: `'No. ' ~ $number`.
+    case join = "~"
     case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
     case and, or
 
@@ -27,7 +29,7 @@ indirect enum Expression {
       case .or: return 1
       case .and: return 2
       case .equal, .notEqual, .less, .lessOrEqual, .greater, .greaterOrEqual: return 3
-      case .add, .subtract: return 4
+      case .add, .subtract, .join: return 4
       case .multiply, .divide: return 5
       }
     }

@@ -345,6 +345,7 @@ struct ExpressionParser {
     guard let c = peek else { return nil }
     switch c {
     case "+": return .add
+    case "~": return .join
     case "-": return .subtract
     case "*": return .multiply
     case "/": return .divide

@@ -32,8 +32,13 @@ extension TemplateRenderer {
       let rhs = try evaluate(r, scope: scope, at: locator, missing: &missing)
       if op.isComparison { return .bool(Self.compare(lhs ?? .null, rhs ?? .null, op)) }
       guard let lhs, let rhs, lhs != .null, rhs != .null else { return nil }
-      if op == .add, lhs.decimal == nil || rhs.decimal == nil, lhs.isText || rhs.isText {
-        // Text joins: 'No. ' + $number.
+      if op == .join { return try bounded(.string(lhs.text + rhs.text), by: "'~'", at: locator(at)) }
+      if op == .add, lhs.decimal == nil || rhs.decimal == nil {
+        // Two texts that are no numbers join; a number never silently joins text ("3,41" + 0.19
+        // is not "3,410.19").
+        guard lhs.decimal == nil, rhs.decimal == nil, lhs.isText, rhs.isText else {
+          throw TemplateError(locator(at), Self.mixedAddition(lhs, rhs))
+        }
         return try bounded(.string(lhs.text + rhs.text), by: "'+'", at: locator(at))
       }
       return .number(try arithmetic(op, lhs, rhs, at: at, operands: (l.offset, r.offset), locator))
@@ -53,6 +58,19 @@ extension TemplateRenderer {
       for call in calls { value = try apply(call, to: value, zone: &zone, scope: scope, at: locator) }
       return value
     }
+  }
+
+  /// Why `+` refuses a number and a text that is not one, with both values and the fixes.
+  static func mixedAddition(_ lhs: JSONValue, _ rhs: JSONValue) -> String {
+    func describe(_ v: JSONValue) -> String {
+      v.decimal != nil ? "\(v.quotedForMessage) (a number)" : "\(v.quotedForMessage) (text, not a number)"
+    }
+    let text = lhs.decimal == nil ? lhs : rhs
+    var fix = "to join them as text write '~' instead of '+'"
+    if text.text.contains(","), JSONValue.string(text.text.replacingOccurrences(of: ",", with: ".")).decimal != nil {
+      fix = "a decimal comma is no number in the data (write \"\(text.text.replacingOccurrences(of: ",", with: "."))\"); " + fix
+    }
+    return "'+' adds numbers, but \(describe(lhs)) and \(describe(rhs)) are not both numbers; \(fix)"
   }
 
   /// `+ - * /` on exact decimals; a result that would need more than 38 digits is an error,

@@ -19,6 +19,16 @@ extension TemplateRenderer {
       case .expression: return nil
       }
     }
+    // The arguments written in the template are checked whether or not there is a value (so
+    // `validate` finds a misspelt style); those from the data when the formatter runs.
+    try ValueFormatter.check(
+      call.name,
+      call.arguments.indices.map { i in
+        switch call.arguments[i] {
+        case .text, .key: argument(i)
+        case .path, .expression: nil
+        }
+      }, at: location)
     let absent = value == nil || value == .null
     switch call.name {
     case "default":
@@ -100,7 +110,9 @@ extension TemplateRenderer {
     case "sum":
       var total = Decimal()
       for (i, e) in elements.enumerated() {
-        guard let v = try element(e, call: call, scope: scope, at: locator), v != .null else { continue }
+        guard let v = try operand(e, index: i, of: elements.count, call: call, scope: scope, at: locator) else {
+          continue
+        }
         var term = try ValueFormatter.decimal(v, for: "sum (element \(i + 1))", at: location)
         var before = total
         guard NSDecimalAdd(&total, &before, &term, .plain) == .noError else {
@@ -110,8 +122,10 @@ extension TemplateRenderer {
       return .number(JSONNumber(total) ?? JSONNumber(0))
     default:  // min, max
       var best: JSONValue?
-      for e in elements {
-        guard let v = try element(e, call: call, scope: scope, at: locator), v != .null else { continue }
+      for (i, e) in elements.enumerated() {
+        guard let v = try operand(e, index: i, of: elements.count, call: call, scope: scope, at: locator) else {
+          continue
+        }
         guard let current = best else {
           best = v
           continue
@@ -125,9 +139,35 @@ extension TemplateRenderer {
     }
   }
 
+  /// One element's operand of `sum`, `min` or `max`; nil — left out, with a warning naming the
+  /// element and what it lacks (an error with `--strict`) — when it is missing or null.
+  private func operand(
+    _ e: JSONValue, index: Int, of count: Int, call: FormatterCall, scope: Scope, at locator: Locator
+  ) throws -> JSONValue? {
+    var missing: [DataPath] = []
+    let value = try element(e, call: call, scope: scope, at: locator, missing: &missing)
+    if let value, value != .null { return value }
+    guard !placeholders else { return nil }
+    var what = "element \(index + 1) of \(count)"
+    if missing.isEmpty {
+      what += " is null"
+    } else {
+      what += " has no value at \(missing.map { "$\($0)" }.joined(separator: ", "))"
+    }
+    try warn(locator(call.offset), "\(call.name): \(what); left out of the \(call.name)")
+    return nil
+  }
+
   /// The value of `call`'s per-element expression for one element (the element itself without
   /// one). In it, names are the element's members first (`price`), `it` is the element.
   private func element(_ e: JSONValue, call: FormatterCall, scope: Scope, at locator: Locator) throws -> JSONValue? {
+    var missing: [DataPath] = []
+    return try element(e, call: call, scope: scope, at: locator, missing: &missing)
+  }
+
+  private func element(
+    _ e: JSONValue, call: FormatterCall, scope: Scope, at locator: Locator, missing: inout [DataPath]
+  ) throws -> JSONValue? {
     guard case .expression(let expression, let at)? = call.arguments.first else { return e }
     elementEvaluations += 1
     guard elementEvaluations <= Self.maxElementEvaluations else {
@@ -137,7 +177,6 @@ extension TemplateRenderer {
     }
     var inner = scope
     inner.element = e
-    var missing: [DataPath] = []
     return try evaluate(expression, scope: inner, at: locator.shifted(by: at), missing: &missing)
   }
 }

@@ -104,7 +104,13 @@ final class TemplateRenderer {
   var formatter: ValueFormatter
   /// The numbering system's digits when they are not Latin (see ``nativeDigits(_:)``).
   var digits: (digits: [Character], separator: Character)?
-  var warnings: [String] = []
+  /// Warnings so far, each once with how often it came (a typo in a repeated path warns once,
+  /// "(14 times)"), in the order they first came.
+  private var warningCounts: [String: Int] = [:]
+  private var warningOrder: [String] = []
+  var warnings: [String] {
+    warningOrder.map { text in warningCounts[text].map { $0 > 1 ? "\(text) (\($0) times)" : text } ?? text }
+  }
   var resolution = Resolution.dpi203
   var rightToLeftLocale = false
   var iterations = 0
@@ -179,7 +185,10 @@ final class TemplateRenderer {
     formatter = ValueFormatter(
       locale: numbers, timeZone: formatter.timeZone, defaultCurrency: formatter.defaultCurrency)
     digits = Self.digits(of: numbers)
-    if let currency = a["currency"], order["currency"] == nil { formatter.defaultCurrency = currency }
+    if let currency = a["currency"] {
+      try ValueFormatter.currency(currency, at: a.location)
+      if order["currency"] == nil { formatter.defaultCurrency = currency }
+    }
     if let zone = a["timezone"] { formatter.displayZone = try ValueFormatter.zone(zone, at: a.location) }
     if let rounding = try a.choice("rounding", RoundingMode.self) { formatter.rounding = rounding }
     let language = formatter.locale.language.languageCode?.identifier ?? ""
@@ -202,11 +211,13 @@ final class TemplateRenderer {
     try apply(a, to: &style.text)
     try apply(a, to: &style.paragraph)
     let blocks = try expand(root.children, scope: scope, style: style, inRow: false).map(\.block)
-    warnings += strings.warnings
+    if options.strict, let first = strings.warnings.first {
+      throw TemplateError(file: "\(name).xml", message: first + " (--strict makes every warning an error)")
+    }
     let title = a["title"] ?? name
     var receipt = ReceiptDocument(pageSetup: setup, blocks: blocks, title: title)
     receipt.fontDirectories = [library.directory.path]
-    return RenderedTemplate(document: receipt, warnings: warnings)
+    return RenderedTemplate(document: receipt, warnings: warnings + strings.warnings)
   }
 
   private func pageSetup(_ a: Attributes) throws -> PageSetup {
@@ -292,11 +303,8 @@ final class TemplateRenderer {
       let path = missing.first.map { "$\($0)" } ?? "the expression"
       let location = locator(expression.offset)
       let message = "no value at \(path) in the order data"
-      if options.strict {
-        let fix = missing.first.map { "${\($0) | default:'…'}" } ?? "${… | default:'…'}"
-        throw TemplateError(location, message + "; add it, or write \(fix)")
-      }
-      warnings.append("\(location): \(message); printed empty")
+      let fix = missing.first.map { "${\($0) | default:'…'}" } ?? "${… | default:'…'}"
+      try warn(location, message + "; printed empty", strictly: message + "; add it, or write \(fix)")
       return ""
     }
     var text = result.text
@@ -314,6 +322,18 @@ final class TemplateRenderer {
     // right-to-left character in a left-to-right receipt need none and are left plain.)
     guard isolate, !text.isEmpty, rightToLeftLocale || Self.hasRightToLeft(text) else { return text }
     return "\u{2068}\(text)\u{2069}"
+  }
+
+  /// Records a warning at `location` (once per text, counted), or — with `--strict` — throws it
+  /// (as `strictly` when that says more).
+  func warn(_ location: SourceLocation?, _ message: String, strictly: String? = nil) throws {
+    if options.strict {
+      let text = strictly ?? message
+      throw location.map { TemplateError($0, text) } ?? TemplateError(file: "template", message: text)
+    }
+    let text = location.map { "\($0): \(message)" } ?? message
+    if warningCounts[text] == nil { warningOrder.append(text) }
+    warningCounts[text, default: 0] += 1
   }
 
   /// The digits 0–9 and the decimal separator of a locale's numbering system, or nil for Latin

@@ -88,12 +88,13 @@ struct ValueFormatter {
     }
     switch style {
     case "currency":
-      guard let code = argument ?? defaultCurrency, code.count == 3, code.allSatisfy(\.isLetter) else {
+      guard let code = argument ?? defaultCurrency else {
         throw TemplateError(
           location,
           "currency needs an ISO 4217 code: write ${path | currency:EUR}, currency:$order.currency, or currency=\"EUR\" on <receipt>"
         )
       }
+      try Self.currency(code, at: location)
       return decimal.formatted(.currency(code: code.uppercased()).locale(locale).rounded(rule: rounding.rule))
     case "percent":
       let format = Decimal.FormatStyle.Percent.percent.locale(locale).rounded(rule: rounding.rule)
