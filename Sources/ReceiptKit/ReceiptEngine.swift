@@ -73,9 +73,12 @@ public final class ReceiptEngine: Sendable {
   }
 
   /// Checks a template (and optionally binds data to it); returns warnings, throws the first error.
-  public func validate(template: String, templates: URL, data: Data? = nil, strict: Bool = false) throws -> [String] {
+  public func validate(
+    template: String, templates: URL, data: Data? = nil, strict: Bool = false, dataName: String = "order"
+  ) throws -> [String] {
     try ReceiptError.wrapping {
-      try TemplateLibrary(directory: templates).validate(template: template, data: data, strict: strict)
+      try TemplateLibrary(directory: templates).validate(
+        template: template, data: data, strict: strict, dataName: dataName)
     }
   }
 

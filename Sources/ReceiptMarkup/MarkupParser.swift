@@ -30,12 +30,10 @@ enum MarkupParser {
     if let error = delegate.error { throw error }
     guard ok, let root = delegate.root else {
       let e = parser.parserError as NSError?
-      let reason = (e?.userInfo[NSLocalizedDescriptionKey] as? String).map { ": \($0)" } ?? ""
-      throw TemplateError(
-        file: file, line: parser.lineNumber, column: parser.columnNumber,
-        message:
-          "malformed XML (libxml2 error \(e?.code ?? -1))\(reason); check that every tag is closed and & is written &amp;"
-      )
+      throw explain(
+        code: e?.code ?? -1, libxml: e?.userInfo[NSLocalizedDescriptionKey] as? String,
+        at: SourceLocation(file: file, line: parser.lineNumber, column: parser.columnNumber), open: delegate.stack,
+        source: delegate.source)
     }
     return MarkupDocument(root: root, instructions: delegate.instructions, file: file)
   }
@@ -111,10 +109,11 @@ enum MarkupParser {
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
-      let code = (parseError as NSError).code
+      let error = parseError as NSError
       fail(
-        TemplateError(
-          location, "malformed XML (libxml2 error \(code)); check that every tag is closed and & is written &amp;"))
+        MarkupParser.explain(
+          code: error.code, libxml: error.userInfo[NSLocalizedDescriptionKey] as? String, at: location, open: stack,
+          source: source))
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) { appendText(string) }
@@ -162,7 +161,7 @@ enum MarkupParser {
     ) { refuseDeclaration() }
 
     func parser(_ parser: XMLParser, resolveExternalEntityName name: String, systemID: String?) -> Data? {
-      fail(TemplateError(location, "&\(name); is not an XML entity templates know; write & as &amp;"))
+      fail(MarkupParser.undeclared("&\(name)", at: location))
       return nil
     }
 

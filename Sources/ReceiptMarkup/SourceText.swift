@@ -19,6 +19,11 @@ final class SourceText: Sendable {
     var column: Int
   }
 
+  /// The text of 1-based line `number` (empty past the end).
+  func line(_ number: Int) -> String {
+    number >= 1 && number <= lines.count ? String(lines[number - 1]) : ""
+  }
+
   func location(_ p: Point) -> SourceLocation { SourceLocation(file: file, line: p.line + 1, column: p.column + 1) }
 
   private func character(at p: Point) -> Character? {

@@ -35,10 +35,11 @@ struct StyleSheet {
     }
   }
 
-  /// The properties of the classes in a `class` attribute, in order.
+  /// The properties of the classes in a `class` attribute, in order: names separated by commas
+  /// or spaces (`money, small` or `money small`, as in CSS); later classes win.
   func properties(for classList: String, at location: SourceLocation) throws -> [String: String] {
     var result: [String: String] = [:]
-    for name in classList.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
+    for name in classList.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init) {
       guard let properties = classes[name] else {
         throw TemplateError(location, unknown("class", name, among: Array(classes.keys)))
       }

@@ -20,6 +20,8 @@ public struct TemplateOptions: Sendable {
   /// Values the template sees besides the order's (`$reprint`, `$ticket`): the daemon's facts
   /// about the job. They come before the order's members of the same name.
   public var variables: [String: JSONValue]
+  /// What the order data is called in messages: its file (`orders/1042.json:2:1: …`).
+  public var dataName = "order"
 
   /// Creates options.
   public init(
@@ -47,7 +49,7 @@ extension TemplateLibrary {
   public func render(template name: String, data: Data, options: TemplateOptions = TemplateOptions()) throws
     -> RenderedTemplate
   {
-    let order = try JSONValue.parseOrder(data)
+    let order = try JSONValue.parseOrder(data, name: options.dataName)
     let renderer = TemplateRenderer(library: self, order: order, options: options)
     return try renderer.renderKeepingWarnings(name)
   }
@@ -58,7 +60,7 @@ extension TemplateLibrary {
   public func render(source: Data, named name: String, data: Data, options: TemplateOptions = TemplateOptions())
     throws -> RenderedTemplate
   {
-    let order = try JSONValue.parseOrder(data)
+    let order = try JSONValue.parseOrder(data, name: options.dataName)
     let renderer = TemplateRenderer(library: self, order: order, options: options)
     renderer.rootSource = source
     return try renderer.renderKeepingWarnings(name)
@@ -75,8 +77,10 @@ extension TemplateLibrary {
 
   /// Checks a template: XML, elements, attributes, classes and includes, binding the given data
   /// (or none, leniently).
-  public func validate(template name: String, data: Data? = nil, strict: Bool = false) throws -> [String] {
-    let order = try data.map { try JSONValue.parseOrder($0) } ?? .object([:])
+  public func validate(template name: String, data: Data? = nil, strict: Bool = false, dataName: String = "order")
+    throws -> [String]
+  {
+    let order = try data.map { try JSONValue.parseOrder($0, name: dataName) } ?? .object([:])
     let renderer = TemplateRenderer(
       library: self, order: order, options: TemplateOptions(strict: strict && data != nil))
     // Without data, bindings get a neutral "0" so only the template itself is judged.
@@ -302,7 +306,12 @@ final class TemplateRenderer {
     guard let result, result != .null else {
       let path = missing.first.map { "$\($0)" } ?? "the expression"
       let location = locator(expression.offset)
-      let message = "no value at \(path) in the order data"
+      var message = "no value at \(path) in the order data"
+      if let name = missing.first.map({ "\($0)" }), name.contains("-") {
+        // `total-total_tax` is one name (names may hold '-'); a subtraction needs spaces.
+        message += " (a name may contain '-': to subtract, put spaces around the minus, "
+          + "${\(name.replacingOccurrences(of: "-", with: " - "))})"
+      }
       let fix = missing.first.map { "${\($0) | default:'…'}" } ?? "${… | default:'…'}"
       try warn(location, message + "; printed empty", strictly: message + "; add it, or write \(fix)")
       return ""

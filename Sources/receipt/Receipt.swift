@@ -84,9 +84,10 @@ struct PageOptions: ParsableArguments {
     let ext = URL(fileURLWithPath: input).pathExtension.lowercased()
     if ext == "json" || input == "-" {
       let data = try readInput(input)
-      let options = TemplateOptions(
+      var options = TemplateOptions(
         locale: template.locale, strict: template.strict, pageSetup: try explicitPageSetup(),
         printHead: try printerModel()?.printHead)
+      options.dataName = input == "-" ? "stdin" : input
       let rendered = try engine.templateDocument(
         template: try template.name(), data: data, templates: try template.directory(), options: options)
       for warning in rendered.warnings { Console.error("receipt: warning: \(warning)") }

@@ -22,7 +22,7 @@ struct Validate: ParsableCommand {
   @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
   var templates: String?
 
-  @Flag(help: "Missing data is an error.")
+  @Flag(help: "Every warning is an error (missing data, a null in a sum, a missing strings file).")
   var strict = false
 
   func run() throws {
@@ -31,7 +31,8 @@ struct Validate: ParsableCommand {
       choice.template = name
       choice.templates = templates
       let warnings = try ReceiptEngine().validate(
-        template: try choice.name(), templates: try choice.directory(), data: try data.map(readInput), strict: strict)
+        template: try choice.name(), templates: try choice.directory(), data: try data.map(readInput), strict: strict,
+        dataName: data == "-" ? "stdin" : data ?? "order")
       for warning in warnings { try Console.out("warning: \(warning)") }
       try Console.out("\(name): valid")
     }
