@@ -27,7 +27,8 @@ extension MarkupParser {
     func at(_ message: String) -> TemplateError { TemplateError(location, message) }
     switch code {
     case 76:  // XML_ERR_TAG_NAME_MISMATCH
-      let closing = before.range(of: "</", options: .backwards).map { String(before[$0.upperBound...]) }
+      let closing =
+        before.range(of: "</", options: .backwards).map { String(before[$0.upperBound...]) }
         .map { $0.prefix { $0 != ">" && !$0.isWhitespace } } ?? ""
       guard let inner = open.last else { return at("</\(closing)> closes no open element; remove it") }
       return at(
@@ -40,7 +41,8 @@ extension MarkupParser {
           "<\(inner.name)> is never closed (it is open since line \(inner.location.line) when the template ends); "
             + "add </\(inner.name)>")
       }
-      return at("there is text or another element after the root element; a template has one <receipt> around everything")
+      return at(
+        "there is text or another element after the root element; a template has one <receipt> around everything")
     case 38:  // XML_ERR_LT_IN_ATTRIBUTE
       return at("'<' inside an attribute value; write it as &lt; (test=\"$total &lt; 10\")")
     case 68, 23:  // XML_ERR_NAME_REQUIRED, XML_ERR_ENTITYREF_SEMICOL_MISSING
@@ -66,7 +68,8 @@ extension MarkupParser {
 
   /// An HTML entity (`&nbsp;`) XML does not know, with how to write it.
   static func undeclared(_ before: String, at location: SourceLocation) -> TemplateError {
-    let name = before.range(of: "&", options: .backwards).map { String(before[$0.upperBound...]) }?
+    let name =
+      before.range(of: "&", options: .backwards).map { String(before[$0.upperBound...]) }?
       .prefix { $0 != ";" }.description ?? ""
     if let (reference, what) = htmlEntities[name] {
       return TemplateError(

@@ -84,7 +84,8 @@ extension TemplateRenderer {
       // Without data the body is expanded once, with an empty item, so it is checked too.
       if placeholders { items = [.object([:])]; break }
       let what = expression.plainPath.map { "$\($0)" } ?? "'\(itemsText)'"
-      try warn(node.location, "no array at \(what); repeated nothing", strictly: "no array at \(what) in the order data")
+      try warn(
+        node.location, "no array at \(what); repeated nothing", strictly: "no array at \(what) in the order data")
       return []
     case let other?:
       let what = expression.plainPath.map { "$\($0)" } ?? "'\(itemsText)'"

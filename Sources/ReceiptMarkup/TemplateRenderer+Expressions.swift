@@ -68,7 +68,9 @@ extension TemplateRenderer {
     let text = lhs.decimal == nil ? lhs : rhs
     var fix = "to join them as text write '~' instead of '+'"
     if text.text.contains(","), JSONValue.string(text.text.replacingOccurrences(of: ",", with: ".")).decimal != nil {
-      fix = "a decimal comma is no number in the data (write \"\(text.text.replacingOccurrences(of: ",", with: "."))\"); " + fix
+      fix =
+        "a decimal comma is no number in the data (write \"\(text.text.replacingOccurrences(of: ",", with: "."))\"); "
+        + fix
     }
     return "'+' adds numbers, but \(describe(lhs)) and \(describe(rhs)) are not both numbers; \(fix)"
   }

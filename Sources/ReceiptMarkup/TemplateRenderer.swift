@@ -22,6 +22,8 @@ public struct TemplateOptions: Sendable {
   public var variables: [String: JSONValue]
   /// What the order data is called in messages: its file (`orders/1042.json:2:1: …`).
   public var dataName = "order"
+  /// The printer model's name, for the template's `$receipt.model`.
+  public var modelName: String?
 
   /// Creates options.
   public init(
@@ -164,7 +166,7 @@ final class TemplateRenderer {
       throw TemplateError(root.location, "the root element must be <receipt>, not <\(root.name)>")
     }
     try readStyleSheets(document)
-    let scope = Scope(root: order, variables: options.variables)
+    var scope = Scope(root: order, variables: options.variables)
     let a = try attributes(of: root, allowed: Vocabulary.elements["receipt"]!, scope: scope)
     // The locale: options, then the order, then the template; every one of them must be known.
     var templateLocale: Locale?
@@ -209,6 +211,8 @@ final class TemplateRenderer {
       setup = fitted
     }
     resolution = setup.resolution
+    // What the template prints on, for tests and expressions (`$receipt.paper.width < 70`).
+    scope.variables["receipt"] = Self.facts(of: setup, model: options.modelName)
     var style = InheritedStyle()
     style.text.language = language.isEmpty ? nil : language
     if rightToLeftLocale { style.paragraph.baseDirection = .rightToLeft }
@@ -222,6 +226,21 @@ final class TemplateRenderer {
     var receipt = ReceiptDocument(pageSetup: setup, blocks: blocks, title: title)
     receipt.fontDirectories = [library.directory.path]
     return RenderedTemplate(document: receipt, warnings: warnings + strings.warnings)
+  }
+
+  /// `$receipt`: the paper (`name`, `width` and `printable` in millimetres), the resolution
+  /// (`dpi`) and the printer model's name (`model`, when known).
+  static func facts(of setup: PageSetup, model: String?) -> JSONValue {
+    func millimetres(_ length: Length) -> JSONValue {
+      .number(JSONNumber(Decimal((length.millimetres * 100).rounded()) / 100) ?? JSONNumber(0))
+    }
+    return .object([
+      "paper": .object([
+        "name": .string(setup.paper.name), "width": millimetres(setup.paper.width),
+        "printable": millimetres(setup.paper.printableWidth),
+      ]),
+      "dpi": .number(JSONNumber(setup.resolution.dpi)), "model": model.map { .string($0) } ?? .null,
+    ])
   }
 
   private func pageSetup(_ a: Attributes) throws -> PageSetup {
@@ -309,7 +328,8 @@ final class TemplateRenderer {
       var message = "no value at \(path) in the order data"
       if let name = missing.first.map({ "\($0)" }), name.contains("-") {
         // `total-total_tax` is one name (names may hold '-'); a subtraction needs spaces.
-        message += " (a name may contain '-': to subtract, put spaces around the minus, "
+        message +=
+          " (a name may contain '-': to subtract, put spaces around the minus, "
           + "${\(name.replacingOccurrences(of: "-", with: " - "))})"
       }
       let fix = missing.first.map { "${\($0) | default:'…'}" } ?? "${… | default:'…'}"

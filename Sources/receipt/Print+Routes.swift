@@ -30,6 +30,7 @@ extension Print {
         }
         let model = try settings.printerModels?[route.printer].map { try PrinterModel.named($0) }
         var options = TemplateOptions(locale: template.locale, strict: template.strict, printHead: model?.printHead)
+        options.modelName = model?.name
         options.variables = TemplateOptions.ticketVariables(
           route: route.name, label: route.displayLabel, fallbackFor: nil, reprint: 0)
         let rendered = try engine.templateDocument(

@@ -26,7 +26,10 @@ struct Receipt: ParsableCommand {
 
 /// Options shared by the commands that lay out a receipt.
 struct PageOptions: ParsableArguments {
-  @Option(help: "Paper: 58mm, 80mm, 112mm or any width such as 76mm.")
+  @Option(
+    help:
+      "Paper: 58mm, 80mm, 112mm or any width such as 76mm. For an order, --paper, --dpi or --margin replaces the template's paper=, dpi= and margin= (without them the template's apply); for text and documents the default is 80mm."
+  )
   var paper: String = "80mm"
 
   @Option(help: "Printer resolution in dots per inch.")
@@ -88,6 +91,7 @@ struct PageOptions: ParsableArguments {
         locale: template.locale, strict: template.strict, pageSetup: try explicitPageSetup(),
         printHead: try printerModel()?.printHead)
       options.dataName = input == "-" ? "stdin" : input
+      options.modelName = try printerModel()?.name
       let rendered = try engine.templateDocument(
         template: try template.name(), data: data, templates: try template.directory(), options: options)
       for warning in rendered.warnings { Console.error("receipt: warning: \(warning)") }

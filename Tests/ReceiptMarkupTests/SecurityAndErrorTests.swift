@@ -152,7 +152,31 @@ import Testing
   @Test func malformedXMLGivesLineAndColumn() {
     let message = error(["t.xml": "<receipt>\n  <text>open\n</receipt>"])
     #expect(message.hasPrefix("t.xml:3:"), "\(message)")
-    #expect(message.contains("malformed XML"))
+    #expect(message.contains("does not close <text>, which is open since line 2"), "\(message)")
+  }
+
+  /// libxml2's errors said in words, never its numbers: the tag left open and where, `<` in an
+  /// attribute, a bare `&`, HTML's `&nbsp;` with its XML spelling, a missing `</receipt>`.
+  @Test(arguments: [
+    (
+      "<receipt>\n  <row>\n    <column><text>a</text>\n  </row>\n</receipt>", "t.xml:4:",
+      "</row> does not close <column>, which is open since line 3"
+    ),
+    (
+      "<receipt>\n  <if test=\"$total < 10\"><text>x</text></if>\n</receipt>", "t.xml:2:",
+      "'<' inside an attribute value; write it as &lt;"
+    ),
+    ("<receipt>\n  <text>Fish & Chips</text>\n</receipt>", "t.xml:2:", "a bare '&'; write it as &amp;"),
+    ("<receipt>\n  <text>100&nbsp;g</text>\n</receipt>", "t.xml:2:", "&nbsp; is HTML, not XML; write &#160;"),
+    ("<receipt>\n  <text>a</text>\n", "t.xml:1:", "<receipt> is never closed"),
+    ("<receipt>\n  <text bold>x</text>\n</receipt>", "t.xml:2:", "attribute bold has no value"),
+    ("<receipt>\n  <text font=Mono>x</text>\n</receipt>", "t.xml:2:", "must be in quotes"),
+    ("<receipt><text>x</text></receipt>\n<text>y</text>", "t.xml:2:", "a template has one <receipt>"),
+  ])
+  func xmlErrorsAreSaidInWords(template: String, location: String, words: String) {
+    let message = error(["t.xml": template])
+    #expect(message.hasPrefix(location) && message.contains(words), "\(message)")
+    #expect(!message.contains("libxml2") && !message.contains("error 7"), "no library error number: \(message)")
   }
 
   @Test func unknownElementsAndAttributesSuggestNames() {

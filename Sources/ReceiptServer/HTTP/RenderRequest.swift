@@ -67,7 +67,9 @@ package struct RenderRequest {
 
   /// The binding options: locale, paper, and the model's head.
   var options: TemplateOptions {
-    TemplateOptions(locale: locale, printHead: model?.printHead, paper: paper)
+    var options = TemplateOptions(locale: locale, printHead: model?.printHead, paper: paper)
+    options.modelName = model?.name
+    return options
   }
 }
 

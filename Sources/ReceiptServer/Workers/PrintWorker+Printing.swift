@@ -93,6 +93,7 @@ extension PrintWorker {
   /// `fallbackFor`: the label of the printer it was meant for when it prints on a fallback).
   func document(_ job: Job) throws -> ReceiptDocument {
     var options = TemplateOptions(locale: job.locale, printHead: printer.model?.printHead)
+    options.modelName = printer.model?.name
     options.variables = TemplateOptions.ticketVariables(
       route: job.route, label: job.label, fallbackFor: job.fallbackFor.map { job.label ?? $0.uppercased() },
       reprint: job.reprint, interrupted: job.interruptions)
