@@ -28,6 +28,7 @@ demo: setup
 test: setup-test lint
 	$(RELEASE_BOTH)
 	python3 scripts/promises.py
+	python3 scripts/links.py
 	swift build --build-tests
 	@scripts/run-tests.sh
 

@@ -22,7 +22,10 @@ import subprocess
 import sys
 
 root = pathlib.Path(__file__).resolve().parent.parent
-readme = (root / "README.md").read_text()
+# The manual: the README and the pages of docs/ it links, in its order.
+pages = ["README.md", "docs/getting-started.md", "docs/commands.md", "docs/templates.md", "docs/printers.md",
+         "docs/daemon.md", "docs/ipp.md", "docs/operations.md", "docs/benchmarks.md", "docs/development.md"]
+readme = "\n".join((root / page).read_text() for page in pages)
 flat = re.sub(r"\s+", " ", re.sub(r"[`*]", "", readme))
 
 # Test units: each Swift @Test from its attribute to the next (helpers in between go with the

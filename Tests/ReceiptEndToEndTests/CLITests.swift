@@ -37,10 +37,10 @@ import Testing
   /// The commands the README documents (its `### receipt NAME` headings, and `serve`) are
   /// exactly those `receipt --help` lists, and each answers `--help` with its usage and exit 0.
   @Test func helpListsTheREADMEsCommandsAndEachHasHelp() throws {
-    let readme = try String(contentsOf: Tool.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    let readme = Tool.manual
     let documented = Set(
-      readme.split(separator: "\n").filter { $0.hasPrefix("### `receipt ") }.map {
-        String($0.dropFirst("### `receipt ".count).prefix { $0.isLetter })
+      readme.split(separator: "\n").filter { $0.hasPrefix("## `receipt ") }.map {
+        String($0.dropFirst("## `receipt ".count).prefix { $0.isLetter })
       } + ["serve"])
     #expect(documented.count >= 8, "\(documented)")
     let result = try Tool.run(receipt, ["--help"])

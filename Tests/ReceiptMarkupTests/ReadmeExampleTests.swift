@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptMarkup
+import ReceiptTestSupport
 import Testing
 
 /// Every template example in the README renders with the JSON after it, and the PDF shows what
@@ -13,9 +14,7 @@ import Testing
   }
 
   static func examples() throws -> [Example] {
-    let readme = try String(
-      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../README.md"),
-      encoding: .utf8)
+    let readme = Tool.manual
     var examples: [Example] = []
     var rest = Substring(readme)
     while let start = rest.range(of: "```xml\n") {

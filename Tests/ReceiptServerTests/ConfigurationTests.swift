@@ -18,7 +18,7 @@ import Testing
   /// Every default in the README's configuration table is the daemon's: the table is read
   /// (the oracle is what users are told) and compared with a configuration given only printers.
   @Test func theREADMEsDefaultsAreTheDaemons() throws {
-    let readme = try String(contentsOf: Tool.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    let readme = Tool.manual
     var defaults: [String: String] = [:]
     for row in readme.split(separator: "\n") where row.hasPrefix("| `") {
       let cells = row.split(separator: "|", omittingEmptySubsequences: false).map {

@@ -64,6 +64,17 @@ public enum Tool {
     }.filter { !$0.isEmpty && $0 != "\u{0C}" }
   }
 
+  /// The user's manual: README.md and every page of docs/, in the README's order, as one text
+  /// (what the tests read promises and examples from).
+  public static var manual: String {
+    let pages = [
+      "README.md", "docs/getting-started.md", "docs/commands.md", "docs/templates.md", "docs/printers.md",
+      "docs/daemon.md", "docs/ipp.md", "docs/operations.md", "docs/benchmarks.md", "docs/development.md",
+    ]
+    return pages.map { (try? String(contentsOf: packageRoot.appendingPathComponent($0), encoding: .utf8)) ?? "" }
+      .joined(separator: "\n")
+  }
+
   /// A fresh temporary directory.
   public static func temporaryDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("receipt-test-\(UUID().uuidString)")
