@@ -8,14 +8,22 @@ package struct ServeOptions: ParsableArguments {
     commandName: "serve",
     abstract: "Run the print-queue daemon: a durable REST queue that prints each job once, in order.",
     discussion: """
-      Settings come from --config FILE (JSON; or $RECEIPT_CONFIG), then the environment \
-      (RECEIPT_HOST, RECEIPT_PORT, RECEIPT_DB, RECEIPT_TEMPLATES, RECEIPT_PRINTERS, \
-      RECEIPT_DEFAULT_PRINTER, RECEIPT_TOKENS, RECEIPT_CORS_ORIGINS), then these flags.
-      Listens on 127.0.0.1 unless told otherwise (then a token is required). SIGTERM or SIGINT \
-      stops it gracefully: the HTTP server first, then each printer finishes its job in hand.
+      Settings come from --config FILE (JSON; or $RECEIPT_CONFIG), then the \
+      environment (RECEIPT_HOST, RECEIPT_PORT, RECEIPT_DB, RECEIPT_TEMPLATES, \
+      RECEIPT_PRINTERS, RECEIPT_DEFAULT_PRINTER, RECEIPT_TOKENS, \
+      RECEIPT_CORS_ORIGINS, RECEIPT_IPP, RECEIPT_IPP_HOST, RECEIPT_IPP_PORT), \
+      then these flags.
+
+      Listens on 127.0.0.1 unless told otherwise (then a token is required); \
+      every printer is also an IPP Everywhere / AirPrint printer on --ipp-port. \
+      SIGTERM or SIGINT stops it gracefully: the HTTP server first, then each \
+      printer finishes its job in hand.
+
       Example:
-        receipt serve --printer counter=cups:Roll80 --printer kitchen=socket://10.0.0.42:9100 \\
-          --printer archive=dir:/var/lib/receipt/archive --db /var/lib/receipt/queue.sqlite
+        receipt serve --printer counter=cups:Roll80 \\
+          --printer kitchen=socket://10.0.0.42:9100 \\
+          --printer archive=dir:/var/lib/receipt/archive \\
+          --db /var/lib/receipt/queue.sqlite
       """
   )
 
@@ -55,10 +63,13 @@ package struct DesignOptions: ParsableArguments {
     commandName: "design",
     abstract: "Try templates in the browser: the daemon with its designer, a directory printer and a fresh token.",
     discussion: """
-      Serves the web app (template designer with live preview, and the queue) on loopback and \
-      prints its address with a one-time token; open it in a browser. Templates are read from and \
-      saved to DIR (the previous version of a saved template is kept in DIR/.history). Jobs print \
-      as PDF files into --work DIR/printed; the queue is --work DIR/queue.sqlite. Ctrl-C stops it.
+      Serves the web app (template designer with live preview, and the queue) \
+      on loopback and prints its address with a one-time token; open it in a \
+      browser. Templates are read from and saved to DIR (the previous version \
+      of a saved template is kept in DIR/.history). Jobs print as PDF files \
+      into --work DIR/printed; the queue is --work DIR/queue.sqlite. Ctrl-C \
+      stops it.
+
       Example:
         receipt design Templates
       """

@@ -7,13 +7,18 @@ struct Print: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Print a receipt at exactly its cut length.",
     discussion: """
-      Sends PWG raster to IPP Everywhere queues, CUPS raster to driver queues and ESC/POS to raw
-      queues or socket://host:9100 printers, never scaled, cropped or split. Prints the job id.
+      Sends PWG raster to IPP Everywhere queues, CUPS raster to driver queues \
+      and ESC/POS to raw queues or socket://host:9100 printers, never scaled, \
+      cropped or split. Prints the job id.
+
       Examples:
         receipt print Templates/Examples/small.json --printer Roll80 --wait
-        receipt print order.json --template kitchen --printer socket://10.0.0.42:9100
-        receipt print order.json --routes /etc/receipt/serve.json   (every ticket: counter, kitchen, bar)
-        receipt print ticket.pdf --printer socket://10.0.0.42:9100 --model epson-tm-t88vi
+        receipt print order.json --template kitchen \\
+          --printer socket://10.0.0.42:9100
+        receipt print order.json --routes /etc/receipt/serve.json
+          (every ticket its routes make: counter, kitchen, bar)
+        receipt print ticket.pdf --printer socket://10.0.0.42:9100 \\
+          --model epson-tm-t88vi
       """
   )
 
@@ -126,9 +131,13 @@ struct Printers: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "List CUPS printers with state, formats, media, resolutions and the path receipt uses.",
     discussion: """
-      With --discover: the printers CUPS' backends find (usb, dnssd, snmp, socket, …) and this \
-      machine's USB printer devices, with the printer model guessed from each device id.
-      Examples: receipt printers --json    receipt printers --discover --timeout 5
+      With --discover: the printers CUPS' backends find (usb, dnssd, snmp, \
+      socket, …) and this machine's USB printer devices, with the printer \
+      model guessed from each device id.
+
+      Examples:
+        receipt printers --json
+        receipt printers --discover --timeout 5
       """
   )
 

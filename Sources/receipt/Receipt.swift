@@ -11,11 +11,12 @@ struct Receipt: ParsableCommand {
     commandName: "receipt",
     abstract: "Lay out receipts exactly and render them on continuous roll paper.",
     discussion: """
-      The page length of every receipt is its content height plus 1/8" margins: never scaled,
-      cropped or split into Letter pages.
+      The page length of every receipt is its content height plus 1/8" margins: \
+      never scaled, cropped or split into Letter pages.
 
-      Exit codes: 0 ok, 64 usage, 65 bad input data, 66 input missing, 69 printer or CUPS
-      unavailable, 70 layout or render failure, 73 cannot write output, 75 print job not completed.
+      Exit codes: 0 ok, 64 usage, 65 bad input data, 66 input missing, \
+      69 printer or CUPS unavailable, 70 layout or render failure, \
+      73 cannot write output, 75 print job not completed.
       """,
     version: "0.1.0",
     subcommands: [

@@ -9,10 +9,10 @@ struct Render: ParsableCommand {
     discussion: """
       Examples:
         receipt render note.txt -o note.pdf
-        receipt render note.txt -o note.png          (1-bit, 203 dpi; one PNG per page)
-        receipt render note.txt -o note.pwg --gray   (PWG raster sgray_8)
+        receipt render note.txt -o note.png         (1-bit, 203 dpi; a PNG a page)
+        receipt render note.txt -o note.pwg --gray  (PWG raster sgray_8)
         receipt render note.txt -o - --format escpos > /dev/usb/lp0
-        receipt render note.txt -o - > note.pdf      (standard output is PDF unless --format says)
+        receipt render note.txt -o - > note.pdf     (standard output: PDF)
       """
   )
 

@@ -7,9 +7,12 @@ struct Validate: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Check a template; with --data, also bind an order to it.",
     discussion: """
-      Exit 0 when the template is valid, 65 with file:line:column and the problem otherwise.
-      Examples: receipt validate receipt --data Templates/Examples/small.json --strict
-                receipt validate tpl/shop.xml
+      Exit 0 when the template is valid, 65 with file:line:column and the problem \
+      otherwise. --strict makes every warning an error.
+
+      Examples:
+        receipt validate receipt --data Templates/Examples/small.json --strict
+        receipt validate tpl/shop.xml
       """
   )
 

@@ -58,6 +58,19 @@ import Testing
     }
   }
 
+  /// Help reads well at 80 columns: no line of any command's help is wider (ArgumentParser then
+  /// wraps it again, leaving "scaled,\ncropped" fragments), but for the usage line it writes.
+  @Test func helpFitsEightyColumns() throws {
+    for command in ["", "print", "render", "measure", "printers", "validate", "serve", "design", "versions"] {
+      let result = try Tool.run(
+        receipt, (command.isEmpty ? [] : [command]) + ["--help"], environment: ["COLUMNS": "80"])
+      #expect(result.status == 0)
+      for line in result.stdout.split(separator: "\n") where !line.hasPrefix("USAGE:") {
+        #expect(line.count <= 80, "receipt \(command) --help: \(line.count) columns: \(line)")
+      }
+    }
+  }
+
   @Test func serveRefusesABadSetupWithOneLineAndExit65() throws {
     let directory = try Tool.temporaryDirectory()
     let config = directory.appendingPathComponent("serve.json")
