@@ -10,7 +10,7 @@ RELEASE := swift build -c release -Xswiftc -static-stdlib
 RELEASE_BOTH := $(RELEASE) --product receipt && $(RELEASE) --product receipt-daemon \
 	&& touch .build/release/receipt .build/release/receipt-daemon
 
-.PHONY: demo test setup setup-test build lint format release install bench benchmark side-by-side bench-daemon bench-postgres callgrind \
+.PHONY: demo test setup setup-test build lint format release install deb bench benchmark side-by-side bench-daemon bench-postgres callgrind \
 	fuzz sanitize soak screenshots
 
 ## Set up, build, and render the example order through Templates/receipt.xml to out/.
@@ -23,10 +23,12 @@ demo: setup
 	.build/release/receipt measure Templates/Examples/small.json
 	@echo "The receipt is at $(abspath $(OUT)/receipt.pdf) (PDF), $(abspath $(OUT)/receipt.png) (203-dpi print preview) and $(abspath $(OUT)/receipt.pwg) (PWG raster)"
 
-## Set up (with test tools), check formatting, build the shipped binary (the end-to-end tests
-## run it), check that every README promise has a test, build the tests and run every test.
+## Set up (with test tools), check formatting, build the shipped binary and its Debian package
+## (the end-to-end tests run and install them), check that every promise of the manual has a
+## test and every link a target, build the tests and run every test.
 test: setup-test lint
 	$(RELEASE_BOTH)
+	$(MAKE) --no-print-directory deb
 	python3 scripts/promises.py
 	python3 scripts/links.py
 	swift build --build-tests
@@ -54,6 +56,14 @@ install: setup release
 	install -D -m 755 .build/release/receipt-daemon $(DESTDIR)$(PREFIX)/bin/receipt-daemon
 	mkdir -p $(DESTDIR)$(PREFIX)/share/receipt
 	cp -R Templates $(DESTDIR)$(PREFIX)/share/receipt/
+
+## A Debian package with debhelper (dpkg-buildpackage): $(OUT)/receipt_<version>_<arch>.deb with
+## the binaries, templates, the systemd unit, the receipt user, man pages and completions.
+deb: setup-test
+	dpkg-buildpackage -b -us -uc
+	mkdir -p $(OUT)
+	mv ../receipt_*.deb ../receipt_*.buildinfo ../receipt_*.changes $(OUT)/
+	@echo "The package is at $$(ls $(abspath $(OUT))/receipt_*.deb)"
 
 ## The web app's screenshots in the README (docs/screenshots/), taken by the browser test.
 screenshots: setup-test

@@ -71,7 +71,7 @@ for row in first_column(section("Commands")):
 for name in sorted(set(re.findall(r"\bRECEIPT_[A-Z_]+\b", readme))):
     promises.append(("variable", name, re.escape(name)))
 # Options the README quotes from other tools' command lines.
-others = {"--test": "scripts/setup.sh", "--tool": "valgrind", "--hint-metrics": "pango-view", "--hinting": "pango-view", "--list": "scripts/promises.py",
+others = {"--test": "scripts/setup.sh", "--now": "systemctl", "--tool": "valgrind", "--hint-metrics": "pango-view", "--hinting": "pango-view", "--list": "scripts/promises.py",
           "--subpixel-positions": "pango-view"}
 binary = root / ".build" / "release" / "receipt"
 helps = ""
