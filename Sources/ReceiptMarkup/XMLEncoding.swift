@@ -111,7 +111,11 @@ enum XMLEncoding {
         while j < bytes.count, ![0x20, 0x09, 0x0A, 0x0D, question, gt].contains(bytes[j]) { j += 1 }
         out += bytes[i..<j]
         if j + 1 < bytes.count, bytes[j] == question, bytes[j + 1] == gt { out.append(0x20) }
-        i = j
+        // The body is data up to the first `?>`, as libxml2 reads it: a `<!--` or `<?` inside
+        // it starts nothing, so it must not hide a following `<?x?>` from this scan.
+        let end = skip(to: "?>", from: j)
+        out += bytes[j..<end]
+        i = end
       } else {
         out.append(bytes[i])
         i += 1

@@ -33,6 +33,11 @@ import Testing
     #expect(error(["t.xml": template]) == "no error")
     let document = try TemplateFixture(["t.xml": template]).render("{}")
     #expect(document.texts == ["a <?b?> c"])
+    // Found again by `make fuzz` (600 s run): a `<!--` inside an instruction's data hid the
+    // empty instruction after it from the scan, though libxml2 reads no comment there.
+    let hidden = "<?x a <!-- ?><?y?><receipt><text>t</text></receipt><!-- -->"
+    #expect(error(["t.xml": hidden]) == "no error")
+    #expect(try TemplateFixture(["t.xml": hidden]).render("{}").texts == ["t"])
     // An instruction that needs data says so, with the place.
     #expect(error(["t.xml": "<?properties?><receipt/>"]).hasPrefix("t.xml:1:16: '' is not a name"))
   }
