@@ -23,7 +23,7 @@ demo: setup
 	.build/release/receipt measure Templates/Examples/small.json
 	@echo "The receipt is at $(abspath $(OUT)/receipt.pdf) (PDF), $(abspath $(OUT)/receipt.png) (203-dpi print preview) and $(abspath $(OUT)/receipt.pwg) (PWG raster)"
 
-## Set up (with test tools), check formatting, build the shipped binary and its Debian package
+## Set up (with test tools), check formatting and the vendored editor, build the shipped binary and its Debian package
 ## (the end-to-end tests run and install them), check that every promise of the manual has a
 ## test and every link a target, build the tests and run every test.
 test: setup-test lint
@@ -42,6 +42,7 @@ setup-test:
 
 lint:
 	swift format lint --strict --recursive Sources Tests Benchmarks Fuzz Package.swift
+	python3 scripts/vendor-codemirror.py --check
 
 format:
 	swift format format --in-place --recursive Sources Tests Benchmarks Fuzz Package.swift

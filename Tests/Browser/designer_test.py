@@ -94,7 +94,7 @@ def main():
         for entry in logs:
             print("browser console: " + entry.get("message", ""), file=sys.stderr)
         driver.quit()
-    print("PASS: designer preview, error marks, save, live queue, retry, keyboard, filters, cancel, Ctrl-S, PDF")
+    print("PASS: designer preview, editor highlighting/matching/completion, error marks, save, live queue, retry, keyboard, filters, cancel, Ctrl-S, PDF")
 
 
 def preview_state(driver):
@@ -112,8 +112,20 @@ def wait_for_new_preview(driver, after):
             preview_state(driver)))
 
 
+EDITOR = "document.querySelector('#editor .CodeMirror').CodeMirror"
+
+
 def editor_text(driver):
-    return driver.execute_script("return document.getElementById('source').value")
+    return driver.execute_script(f"return {EDITOR}.getValue()")
+
+
+def editor_input(driver):
+    """The element keys go to: CodeMirror's own input field, as for a user typing."""
+    return driver.find_element(By.CSS_SELECTOR, "#editor .CodeMirror textarea")
+
+
+def hints(driver):
+    return [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".CodeMirror-hints .CodeMirror-hint")]
 
 
 def order(driver):
@@ -121,13 +133,12 @@ def order(driver):
 
 
 def put_caret(driver, offset):
-    driver.execute_script(
-        "const t = document.getElementById('source'); t.focus(); t.setSelectionRange(arguments[0], arguments[0]);",
-        offset)
+    driver.execute_script(f"const e = {EDITOR}; e.focus(); e.setCursor(e.posFromIndex(arguments[0]));", offset)
 
 
 def error_lines(driver):
-    return [element.get_attribute("data-line") for element in driver.find_elements(By.CSS_SELECTOR, "#gutter .line.error")]
+    return [element.text for element in
+            driver.find_elements(By.CSS_SELECTOR, "#editor .error-line .CodeMirror-linenumber")]
 
 
 def unlabelled_controls(driver):
@@ -170,12 +181,16 @@ def run(driver, api, url, templates, printed, screenshots):
     if screenshots:
         driver.save_screenshot(os.path.join(screenshots, "designer.png"))
 
-    # 2. Change a text: the preview changes, and is as long as the API says for the new text.
-    textarea = driver.find_element(By.ID, "source")
+    # 2. Change a text: the preview changes, and is as long as the API says for the new text. The
+    #    editor closes the tag when its start tag is typed.
+    textarea = editor_input(driver)
     put_caret(driver, source.rindex("</receipt>"))
-    textarea.send_keys('<text align="center">Typed in the browser, a line long enough to wrap twice on the paper</text>\n')
+    typed = '<text align="center">Typed in the browser, a line long enough to wrap twice on the paper'
+    textarea.send_keys(typed)
     changed = wait_for_new_preview(driver, state["sequence"])
     source = editor_text(driver)
+    if typed + "</text></receipt>" not in source:
+        fail(f"the editor did not close the typed <text>: {source[-150:]!r}")
     expected = api.cut_length_dots(source, order(driver), "receipt")
     if changed["height"] != expected:
         fail(f"after the edit the preview is {changed['height']} px, the API's cut length {expected} dots")
@@ -193,6 +208,55 @@ def run(driver, api, url, templates, printed, screenshots):
         fail(f"TM-T88V preview {model['width']}x{model['height']}, API {headers['Receipt-Cut-Length-Dots']} dots long")
     Select(driver.find_element(By.ID, "paper-select")).select_by_value("")
     wait_for_new_preview(driver, model["sequence"])
+
+    # 2c. The editor highlights XML (tags, attributes and values in their own colours), marks the
+    #     tag that matches the one the caret is in, and completes the template vocabulary: after
+    #     `<` the elements allowed there, after a space in a tag that element's attributes, after
+    #     `=` the attribute's values — the lists /vocabulary.json gives, which the renderer's
+    #     tests hold to what it accepts.
+    colours = driver.execute_script("""
+        const q = (s) => document.querySelector('#editor ' + s);
+        const colour = (e) => e && getComputedStyle(e).color;
+        return {tag: colour(q('.cm-tag')), attribute: colour(q('.cm-attribute')), string: colour(q('.cm-string')),
+                text: colour(q('.CodeMirror-line'))};""")
+    if None in colours.values() or len(set(colours.values())) != 4:
+        fail(f"the template is not highlighted (tag, attribute, value, text colours): {colours}")
+    lines = source.split("\n")
+    inside = next(i for i, line in enumerate(lines) if line.lstrip().startswith("<receipt")) + 1
+    closing = next(i for i, line in enumerate(lines) if "</receipt>" in line)
+    put_caret(driver, source.index("<receipt") + 3)
+    matched = wait_for("both <receipt> tags to be marked as matching", lambda: driver.execute_script(
+        f"return {EDITOR}.getAllMarks().filter((m) => m.className === 'CodeMirror-matchingtag')"
+        ".map((m) => m.find().from.line).sort((a, b) => a - b)") == [inside - 1, closing]
+        and driver.find_elements(By.CSS_SELECTOR, "#editor .CodeMirror-matchingtag"))
+    vocabulary = json.loads(api.call("GET", "/vocabulary.json")[2])
+    put_caret(driver, sum(len(line) + 1 for line in lines[:inside]))
+    textarea.send_keys("<")
+    offered = wait_for("element completions after <", lambda: hints(driver))
+    elements = sorted(h[1:] for h in offered if not h.startswith("</"))
+    if elements != sorted(vocabulary["receipt"]["children"]) or "qrcode" not in elements:
+        fail(f"after < in <receipt> the editor offers {offered}, the vocabulary {vocabulary['receipt']['children']}")
+    textarea.send_keys("qr")
+    wait_for("the list to narrow to <qrcode", lambda: hints(driver) == ["<qrcode"])
+    textarea.send_keys(Keys.ENTER, " ")
+    offered = wait_for("attribute completions after a space", lambda: hints(driver))
+    if sorted(offered) != sorted(vocabulary["qrcode"]["attrs"]):
+        fail(f"in <qrcode the editor offers {offered}, the vocabulary {sorted(vocabulary['qrcode']['attrs'])}")
+    textarea.send_keys("al")
+    wait_for("the list to narrow to align", lambda: hints(driver) == ["align"])
+    textarea.send_keys(Keys.ENTER, "=")
+    offered = wait_for("value completions after align=", lambda: hints(driver))
+    if [v.strip('"') for v in offered] != vocabulary["qrcode"]["attrs"]["align"]:
+        fail(f"after align= the editor offers {offered}")
+    textarea.send_keys(Keys.ESCAPE)
+    typed_line = editor_text(driver).split("\n")[inside]
+    if not typed_line.startswith("<qrcode align="):
+        fail(f"completion did not write <qrcode align=: {typed_line!r}")
+    before = preview_state(driver)["sequence"]
+    driver.execute_script(f"{EDITOR}.setValue(arguments[0])", source)
+    wait_for_new_preview(driver, before)
+    if screenshots:
+        driver.save_screenshot(os.path.join(screenshots, "editor.png"))
 
     # 3. An error is marked on its line (an unknown element, typed at the start of the line after
     #    the <receipt> tag); fixing it removes the mark.
@@ -326,7 +390,7 @@ def run(driver, api, url, templates, printed, screenshots):
     name_field.clear()
     name_field.send_keys("ctrl-saved")
     before = driver.find_element(By.ID, "save-status").text
-    driver.find_element(By.ID, "source").send_keys(Keys.CONTROL, "s")
+    editor_input(driver).send_keys(Keys.CONTROL, "s")
     wait_for("Ctrl-S to save", lambda: os.path.exists(os.path.join(templates, "ctrl-saved.xml")))
     with open(os.path.join(templates, "ctrl-saved.xml"), encoding="utf-8") as file:
         if file.read() != editor_text(driver):
@@ -342,6 +406,12 @@ def run(driver, api, url, templates, printed, screenshots):
         "template": "ctrl-saved", "source": editor_text(driver), "data": order(driver)})
     if abs(height - float(headers["Receipt-Cut-Length"])) > 0.01:
         fail(f"the downloaded PDF is {height} pt long, the API's cut length {headers['Receipt-Cut-Length']} pt")
+
+    # 11. Nothing the page did broke its Content-Security-Policy or threw.
+    broken = [e["message"] for e in driver.get_log("browser")
+              if e.get("level") == "SEVERE" and ("Content Security Policy" in e["message"] or "Uncaught" in e["message"])]
+    if broken:
+        fail(f"the console reports: {broken}")
 
 
 if __name__ == "__main__":

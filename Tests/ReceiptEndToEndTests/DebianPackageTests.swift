@@ -28,13 +28,20 @@ import Testing
     let install = try run("apt-get", ["install", "-y", deb.path], environment: ["DEBIAN_FRONTEND": "noninteractive"])
     #expect(install.status == 0, "\(install.stderr)")
     defer { _ = try? run("apt-get", ["purge", "-y", "receipt"], environment: ["DEBIAN_FRONTEND": "noninteractive"]) }
-    #expect(try run("id", ["-nG", "receipt"]).stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.contains("lp"))
+    #expect(
+      try run("id", ["-nG", "receipt"]).stdout.split(separator: " ").map {
+        $0.trimmingCharacters(in: .whitespacesAndNewlines)
+      }.contains("lp"))
 
     // /usr/bin/receipt with the packaged templates, from a directory that has none.
     let work = try Tool.temporaryDirectory()
     let pdf = work.appendingPathComponent("receipt.pdf")
     let render = try Tool.run(
-      "/bin/sh", ["-c", "cd \(work.path) && /usr/bin/receipt render /usr/share/receipt/Templates/Examples/small.json -o \(pdf.path)"])
+      "/bin/sh",
+      [
+        "-c",
+        "cd \(work.path) && /usr/bin/receipt render /usr/share/receipt/Templates/Examples/small.json -o \(pdf.path)",
+      ])
     #expect(render.status == 0, "\(render.stderr)")
     #expect(try run("pdftotext", [pdf.path, "-"]).stdout.contains("Corner Café"))
 
@@ -51,7 +58,8 @@ import Testing
     let exec = try #require(value("ExecStart")).split(separator: " ").map(String.init)
     let directory = try #require(value("WorkingDirectory"))
     let environment = try #require(value("Environment"))
-    #expect(user == "receipt" && exec.first == "/usr/bin/receipt" && environment.hasPrefix("RECEIPT_CONFIG=/etc/receipt/"))
+    #expect(
+      user == "receipt" && exec.first == "/usr/bin/receipt" && environment.hasPrefix("RECEIPT_CONFIG=/etc/receipt/"))
     let printed = "\(directory)/printed"
     #expect(try run("runuser", ["-u", user, "--", "mkdir", "-p", printed]).status == 0)
     let log = work.appendingPathComponent("serve.log")
@@ -94,7 +102,8 @@ import Testing
     }
     #expect(pages.count >= 9, "\(pages)")
     for page in pages {
-      let man = try run("man", ["-l", "/usr/share/man/man1/\(page)"], environment: ["MANPAGER": "cat", "COLUMNS": "80"])
+      let man = try run(
+        "man", ["-l", "/usr/share/man/man1/\(page)"], environment: ["MANPAGER": "cat", "COLUMNS": "80"])
       #expect(man.status == 0 && man.stdout.contains("NAME"), "\(page): \(man.stderr)")
     }
     let completion = try run(

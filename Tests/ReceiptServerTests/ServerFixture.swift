@@ -57,6 +57,9 @@ struct ServerFixture {
     var configuration = ReceiptServer.Configuration(
       port: 0, database: try database?.path ?? store.database(in: directory), templates: Self.templates,
       printers: [PrinterConfig(name: "archive", target: .directory(archive))] + extraPrinters, maxAttempts: maxAttempts)
+    // PostgreSQL's default archive is `./receipt-archive`: the test's own directory, not the
+    // checkout the tests run in.
+    if store == .postgres { configuration.archive = directory.appendingPathComponent("receipt-archive") }
     configure(&configuration)
     server = try ReceiptServer(configuration: configuration)
     kind = store

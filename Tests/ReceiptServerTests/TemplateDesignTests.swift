@@ -235,6 +235,39 @@ import Testing
       }
     }
   }
+
+  @Test func theEditorIsTheVendoredCodeMirrorGzippedForBrowsers() async throws {
+    let (fixture, _) = try Self.fixture()
+    let vendor = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "../../Vendor/codemirror")
+    try await fixture.server.application().test(.router) { client in
+      for (path, files) in [
+        ("/codemirror.js", ["lib/codemirror.js", "mode/xml/xml.js", "addon/hint/xml-hint.js"]),
+        ("/codemirror.css", ["lib/codemirror.css", "addon/hint/show-hint.css"]),
+      ] {
+        try await client.execute(uri: path, method: .get, headers: [.acceptEncoding: "gzip, deflate, br"]) {
+          response in
+          #expect(response.status == .ok && response.headers[.contentEncoding] == "gzip", "\(path)")
+          // gzip(1) reads it, and it holds the vendored files, unchanged.
+          let text = try Tool.run("gzip", ["-dc"], stdin: Data(buffer: response.body)).stdout
+          for file in files {
+            let original = try String(contentsOf: vendor.appendingPathComponent(file), encoding: .utf8)
+            #expect(text.contains(original), "\(path) lacks \(file)")
+          }
+        }
+        // A client that cannot read gzip is told so, not sent bytes it cannot read.
+        for refusal in [HTTPFields(), [.acceptEncoding: "identity"], [.acceptEncoding: "gzip;q=0, br"]] {
+          try await client.execute(uri: path, method: .get, headers: refusal) { response in
+            #expect(response.status == .notAcceptable, "\(path) \(refusal)")
+          }
+        }
+      }
+      try await client.execute(uri: "/vocabulary.json", method: .get) { response in
+        let schema = Self.object(response.body)
+        #expect(response.status == .ok && (schema["receipt"] as? [String: Any])?["children"] != nil)
+      }
+    }
+  }
 }
 
 extension HTTPFields {

@@ -1,5 +1,6 @@
 // receipt's web app: a template designer with a live preview, and the print queue.
-// Plain JavaScript, no libraries, nothing fetched from anywhere but this daemon.
+// Plain JavaScript; the one library is the editor, CodeMirror 5 (Vendor/codemirror, served by the
+// daemon as /codemirror.js); nothing is fetched from anywhere but this daemon.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
@@ -95,17 +96,48 @@ function setUpTabs() {
 
 // ---- Designer ----------------------------------------------------------------------------
 
-const designer = { sequence: 0, controller: null, timer: null, lastPNG: null };
+const designer = { sequence: 0, controller: null, timer: null, lastPNG: null, editor: null, marked: [] };
 
-function updateGutter(errorLines = new Set()) {
-  const count = $('source').value.split('\n').length;
-  const gutter = $('gutter');
-  const lines = [];
-  for (let n = 1; n <= count; n++) {
-    lines.push(`<span class="line${errorLines.has(n) ? ' error' : ''}" data-line="${n}">${n}</span>`);
-  }
-  gutter.innerHTML = lines.join('');
-  gutter.scrollTop = $('source').scrollTop;
+// The template editor: XML highlighting, matching tags, closing tags, and completion of the
+// template vocabulary (/vocabulary.json, the renderer's own tables) after `<`, a space in a tag
+// and `=`; Ctrl-Space completes anywhere, Ctrl-S (⌘S) saves.
+function createEditor(schema) {
+  const hintSoon = (cm, when) => {
+    setTimeout(() => {
+      if (!cm.state.completionActive && (!when || when())) cm.showHint({ completeSingle: false });
+    }, 50);
+    return CodeMirror.Pass;
+  };
+  const inTag = (cm) => () => {
+    const token = cm.getTokenAt(cm.getCursor());
+    if (token.type === 'string' && token.string.length > 1 && /['"]$/.test(token.string)) return false;
+    return Boolean(CodeMirror.innerMode(cm.getMode(), token.state).state.tagName);
+  };
+  const afterLessThan = (cm) => () => {
+    const cursor = cm.getCursor();
+    return cm.getRange(CodeMirror.Pos(cursor.line, cursor.ch - 1), cursor) === '<';
+  };
+  const save = () => { saveTemplate(); };
+  const editor = CodeMirror.fromTextArea($('source'), {
+    mode: 'xml', lineNumbers: true, indentUnit: 2, tabSize: 2, indentWithTabs: false,
+    autoCloseTags: true, matchTags: { bothTags: true }, screenReaderLabel: 'Template (XML)',
+    hintOptions: { schemaInfo: schema },
+    extraKeys: {
+      "'<'": (cm) => hintSoon(cm), "'/'": (cm) => hintSoon(cm, afterLessThan(cm)),
+      "' '": (cm) => hintSoon(cm, inTag(cm)), "'='": (cm) => hintSoon(cm, inTag(cm)),
+      'Ctrl-Space': 'autocomplete', 'Ctrl-S': save, 'Cmd-S': save,
+      // Tab indents; Escape leaves the editor (no keyboard trap) for the order field.
+      Tab: 'insertSoftTab', Esc: () => $('data').focus(),
+    },
+  });
+  editor.getInputField().setAttribute('aria-describedby', 'errors');
+  document.querySelector('label[for=source]').addEventListener('click', () => editor.focus());
+  editor.on('changes', schedulePreview);
+  return editor;
+}
+
+function templateText() {
+  return designer.editor.getValue();
 }
 
 function showErrors(problems) {
@@ -128,20 +160,31 @@ function showErrors(problems) {
     line.append(problem.detail);
     errors.append(line);
   }
-  $('source').setAttribute('aria-invalid', String(lines.size > 0));
-  updateGutter(lines);
+  markErrorLines(lines);
+}
+
+// Marks the template's lines that have errors (in the line-number gutter and as a tint), for
+// eyes and for assistive technology.
+function markErrorLines(lines) {
+  const editor = designer.editor;
+  editor.operation(() => {
+    for (const handle of designer.marked) editor.removeLineClass(handle, 'wrap', 'error-line');
+    designer.marked = [];
+    for (const line of lines) {
+      if (line < 1 || line > editor.lineCount()) continue;
+      designer.marked.push(editor.addLineClass(line - 1, 'wrap', 'error-line'));
+    }
+  });
+  editor.getInputField().setAttribute('aria-invalid', String(lines.size > 0));
+  editor.getWrapperElement().dataset.errorLines = [...lines].sort((a, b) => a - b).join(' ');
 }
 
 // Puts the caret at a line and column of the template.
 function moveTo(line, column) {
-  const source = $('source');
-  const rows = source.value.split('\n');
-  let offset = 0;
-  for (let i = 0; i < line - 1 && i < rows.length; i++) offset += rows[i].length + 1;
-  offset += Math.max(0, column - 1);
-  source.focus();
-  source.setSelectionRange(offset, offset);
-  source.scrollTop = Math.max(0, (line - 5) * 20);
+  const editor = designer.editor;
+  editor.focus();
+  editor.setCursor({ line: line - 1, ch: Math.max(0, column - 1) });
+  editor.scrollIntoView(null, 100);
 }
 
 function previewRequest() {
@@ -155,7 +198,7 @@ function previewRequest() {
     return { error: { detail: 'The order must be a JSON object.', field: 'data' } };
   }
   const body = { template: $('save-name').value || $('template-select').value || 'template',
-                 source: $('source').value, data };
+                 source: templateText(), data };
   const locale = $('locale').value.trim();
   if (locale) body.locale = locale;
   const paper = $('paper-select').value;
@@ -257,7 +300,7 @@ async function saveTemplate() {
   }
   status.textContent = 'saving…';
   const response = await api(`/v1/templates/${encodeURIComponent(name)}`, {
-    method: 'PUT', headers: { 'Content-Type': 'application/xml; charset=utf-8' }, body: $('source').value,
+    method: 'PUT', headers: { 'Content-Type': 'application/xml; charset=utf-8' }, body: templateText(),
   });
   if (!response.ok) {
     const problem = await problemOf(response);
@@ -282,10 +325,10 @@ async function loadTemplateList(selected) {
 async function loadTemplate(name) {
   const response = await api(`/v1/templates/${encodeURIComponent(name)}`);
   if (!response.ok) return;
-  $('source').value = await response.text();
+  designer.editor.setValue(await response.text());
+  designer.editor.clearHistory();
   $('save-name').value = name;
   $('save-status').textContent = '';
-  updateGutter();
   schedulePreview();
 }
 
@@ -297,12 +340,8 @@ async function loadExample(name) {
 }
 
 async function setUpDesigner() {
-  const source = $('source');
-  source.addEventListener('input', () => { updateGutter(); schedulePreview(); });
-  source.addEventListener('scroll', () => { $('gutter').scrollTop = source.scrollTop; });
-  source.addEventListener('keydown', (event) => {
-    if ((event.ctrlKey || event.metaKey) && event.key === 's') { event.preventDefault(); saveTemplate(); }
-  });
+  const vocabulary = await fetch('/vocabulary.json');
+  designer.editor = createEditor(vocabulary.ok ? await vocabulary.json() : {});
   $('data').addEventListener('input', schedulePreview);
   for (const id of ['paper-select', 'locale']) $(id).addEventListener('change', schedulePreview);
   $('zoom').addEventListener('change', applyZoom);
