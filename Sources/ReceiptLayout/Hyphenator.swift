@@ -5,11 +5,18 @@ import Foundation
 /// hyphenator LibreOffice uses) and Debian's dictionaries (`hyphen-de`, `hyphen-fr`,
 /// `hyphen-en-us`, … in `/usr/share/hyphen`, or the directory `RECEIPT_HYPHEN_DIR` names).
 ///
-/// Owns its `HyphenDict` and frees it in `deinit`. A dictionary is immutable once loaded and
-/// libhyphen keeps no state between calls, so one instance serves every thread.
+/// libhyphen's load of a dictionary is slow (2.5 s for Debian's German one), so its result is
+/// kept in compiled form between processes (``HyphenDictionaryCache``): a process after the
+/// first on a machine reads it in milliseconds.
+///
+/// Owns its `HyphenDict` and frees it in `deinit` (libhyphen's, or the compiled form's blocks).
+/// A dictionary is immutable once loaded and libhyphen keeps no state between calls, so one
+/// instance serves every thread.
 final class Hyphenator: @unchecked Sendable {
   // @unchecked: `dictionary` is read-only after init; hnj_hyphen_hyphenate2 only reads it.
   private let dictionary: UnsafeMutablePointer<HyphenDict>
+  /// The owner of `dictionary` when it was read in compiled form (nil: libhyphen loaded it).
+  private let compiled: CompiledHyphenDictionary?
   /// Whether the dictionary's patterns are UTF-8 (else ISO 8859-1, as Debian's German one).
   private let utf8: Bool
   /// Fewest characters kept before and after a hyphen.
@@ -19,20 +26,43 @@ final class Hyphenator: @unchecked Sendable {
   /// The dictionary file.
   let path: String
 
-  private init?(path: String) {
-    guard let dictionary = hnj_hyphen_load(path) else { return nil }
+  /// Whether the automaton was read in compiled form from the cache (else libhyphen built it).
+  var isCompiled: Bool { compiled != nil }
+
+  private init(path: String, dictionary: UnsafeMutablePointer<HyphenDict>, compiled: CompiledHyphenDictionary?) {
     self.path = path
     self.dictionary = dictionary
+    self.compiled = compiled
     utf8 = dictionary.pointee.utf8 != 0
     leftMin = max(2, Int(dictionary.pointee.lhmin))
     rightMin = max(2, Int(dictionary.pointee.rhmin))
   }
 
+  /// The dictionary a compiled form describes.
+  convenience init(path: String, compiled: CompiledHyphenDictionary) {
+    self.init(path: path, dictionary: compiled.dictionary, compiled: compiled)
+  }
+
   deinit {
-    hnj_hyphen_free(dictionary)
+    if compiled == nil { hnj_hyphen_free(dictionary) }
+  }
+
+  /// The dictionary at `path`: its compiled form from `cache` when one holds for the file as it
+  /// is now, else libhyphen's load of it (whose compiled form then goes into `cache`); nil when
+  /// libhyphen cannot read the file.
+  static func load(path: String, cache: HyphenDictionaryCache?) -> Hyphenator? {
+    if let cache, let compiled = cache.read(dictionary: path) { return Hyphenator(path: path, compiled: compiled) }
+    // The key is taken before the load: a file that changes meanwhile gets a stale key.
+    let key = HyphenDictionaryCache.key(for: path)
+    guard let dictionary = hnj_hyphen_load(path) else { return nil }
+    if let cache, let key, let compiled = CompiledHyphenDictionary.encode(dictionary) {
+      cache.write(compiled, dictionary: path, key: key)
+    }
+    return Hyphenator(path: path, dictionary: dictionary, compiled: nil)
   }
 
   private static let loaded = Locked<[String: Hyphenator?]>([:])
+  private static let found = Locked<[String: String?]>([:])
 
   /// The directories searched for `hyph_<language>[_<REGION>].dic`.
   static var directories: [String] {
@@ -42,28 +72,37 @@ final class Hyphenator: @unchecked Sendable {
     return result
   }
 
+  /// The dictionary file for a BCP 47 language tag (`de`, `de-CH`, `fr_FR`):
+  /// `hyph_<language>_<REGION>.dic`, else `hyph_<language>.dic`, in the first of ``directories``
+  /// that has one; nil when none is installed.
+  static func dictionaryPath(_ language: String) -> String? {
+    found.withLock { cache in
+      if let known = cache[language] { return known }
+      let parts = language.replacingOccurrences(of: "-", with: "_").split(separator: "_").map(String.init)
+      guard let first = parts.first?.lowercased() else { return nil }
+      var names: [String] = []
+      if parts.count > 1 { names.append("hyph_\(first)_\(parts[parts.count - 1].uppercased()).dic") }
+      names.append("hyph_\(first).dic")
+      let path = directories.lazy.flatMap { directory in names.lazy.map { directory + "/" + $0 } }
+        .first { FileManager.default.fileExists(atPath: $0) }
+      cache[language] = path
+      return path
+    }
+  }
+
+  /// Whether a dictionary is installed for a language (without loading it).
+  static func isInstalled(_ language: String) -> Bool { !language.isEmpty && dictionaryPath(language) != nil }
+
   /// The hyphenator for a BCP 47 language tag (`de`, `de-CH`, `fr_FR`), or nil when no dictionary
-  /// is installed for it. Dictionaries are loaded once per process.
+  /// is installed for it. Dictionaries are loaded once per process (and compiled once per
+  /// machine).
   static func forLanguage(_ language: String?) -> Hyphenator? {
     guard let language, !language.isEmpty else { return nil }
     return loaded.withLock { cache in
       if let known = cache[language] { return known }
-      let parts = language.replacingOccurrences(of: "-", with: "_").split(separator: "_").map(String.init)
-      var names: [String] = []
-      if parts.count > 1 { names.append("hyph_\(parts[0].lowercased())_\(parts[parts.count - 1].uppercased()).dic") }
-      names.append("hyph_\(parts[0].lowercased()).dic")
-      var found: Hyphenator?
-      search: for directory in directories {
-        for name in names {
-          let path = directory + "/" + name
-          if FileManager.default.fileExists(atPath: path), let h = Hyphenator(path: path) {
-            found = h
-            break search
-          }
-        }
-      }
-      cache[language] = found
-      return found
+      let hyphenator = dictionaryPath(language).flatMap { load(path: $0, cache: HyphenDictionaryCache.shared) }
+      cache[language] = hyphenator
+      return hyphenator
     }
   }
 
@@ -95,11 +134,16 @@ final class Hyphenator: @unchecked Sendable {
       offset += scalar.utf16.count
       units.append(offset)
     }
-    var hyphens = [CChar](repeating: 0, count: bytes.count + 5)
+    // libhyphen's buffer is the word's length + 5; one more byte in front, where a match one
+    // digit longer than its state could write (libhyphen's own automata never do).
+    var buffer = [CChar](repeating: 0, count: bytes.count + 6)
     var rep: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
     var pos: UnsafeMutablePointer<Int32>? = nil
     var cut: UnsafeMutablePointer<Int32>? = nil
-    let status = hnj_hyphen_hyphenate2(dictionary, bytes, Int32(bytes.count), &hyphens, nil, &rep, &pos, &cut)
+    let status = buffer.withUnsafeMutableBufferPointer {
+      hnj_hyphen_hyphenate2(dictionary, bytes, Int32(bytes.count), $0.baseAddress! + 1, nil, &rep, &pos, &cut)
+    }
+    let hyphens = buffer[1...]
     defer {
       if let rep {
         // Allocated for the word's bytes; entries past its characters stay NULL.
@@ -111,7 +155,7 @@ final class Hyphenator: @unchecked Sendable {
     }
     guard status == 0 else { return [] }
     var result: [Int] = []
-    for k in 0..<(scalars.count - 1) where hyphens[k] & 1 == 1 {
+    for k in 0..<(scalars.count - 1) where hyphens[k + 1] & 1 == 1 {
       // A point after the k-th scalar, not a non-standard one, leaving enough on both sides.
       if let rep, rep[k] != nil { continue }
       guard k + 1 >= leftMin, scalars.count - k - 1 >= rightMin else { continue }

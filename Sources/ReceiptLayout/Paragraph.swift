@@ -53,9 +53,10 @@ struct Paragraph {
   var breaks: [Int] = []
   /// The break opportunities where a line ends with a hyphen: after a soft hyphen.
   var hyphenBreaks: Set<Int> = []
-  /// The dictionary of a paragraph that hyphenates automatically (its points are found per line,
-  /// for the word that crosses the line's end).
-  var hyphenation: Hyphenator?
+  /// The language of a paragraph that hyphenates automatically and has a dictionary installed
+  /// (its points are found per line, for the word that crosses the line's end; the dictionary
+  /// is loaded at the first such word, so a receipt whose lines all fit never loads it).
+  var hyphenation: String?
   var hasTabs = false
 
   var rightToLeft: Bool { paragraphLevel & 1 == 1 }

@@ -14,13 +14,15 @@ extension TextLayouter {
       return
     }
     p.hyphenBreaks = Set(p.breaks.filter { $0 > 0 && $0 < p.units.count && p.units[$0 - 1] == 0xAD })
-    if mode == .auto { p.hyphenation = Hyphenator.forLanguage(text.attributes(at: p.offset).language) }
+    if mode == .auto, let language = text.attributes(at: p.offset).language, Hyphenator.isInstalled(language) {
+      p.hyphenation = language
+    }
   }
 
   /// The dictionary's hyphenation points of the words in `range` (absolute offsets, on grapheme
   /// boundaries), for a paragraph whose style hyphenates automatically.
   func dictionaryPoints(_ p: Paragraph, in range: Range<Int>) -> [Int] {
-    guard let hyphenator = p.hyphenation else { return [] }
+    guard let language = p.hyphenation, let hyphenator = Hyphenator.forLanguage(language) else { return [] }
     var points: [Int] = []
     var i = range.lowerBound
     while i < range.upperBound {

@@ -45,17 +45,26 @@ import Testing
     let hyphenator = try #require(Hyphenator.forLanguage(language), "hyphen-\(language.prefix(2)) is installed")
     let words = try Self.sample(list, count: 300, seed: 2_026_112_5) + Self.listed[language, default: []]
     let oracle = try HyphenationOracle.positions(of: words, dictionary: hyphenator.path)
-    var wrong: [String] = []
-    var points = 0
-    for (word, expected) in zip(words, oracle) {
-      let units = Array(word.utf16)
-      // Ours are UTF-16 offsets; pyphen's are character offsets.
-      let ours = hyphenator.points(in: units[...]).map { String(decoding: units[..<$0], as: UTF16.self).count }
-      points += expected.count
-      if ours != expected { wrong.append("\(word): ours \(ours), oracle \(expected)") }
+    // libhyphen's own load of the file, and the compiled form the cache keeps of it.
+    let cache = HyphenDictionaryCache(directory: try Tool.temporaryDirectory().path)
+    _ = Hyphenator.load(path: hyphenator.path, cache: cache)
+    let compiled = try #require(Hyphenator.load(path: hyphenator.path, cache: cache))
+    #expect(compiled.isCompiled)
+    for (form, hyphenator) in [
+      ("loaded", try #require(Hyphenator.load(path: hyphenator.path, cache: nil))), ("compiled", compiled),
+    ] {
+      var wrong: [String] = []
+      var points = 0
+      for (word, expected) in zip(words, oracle) {
+        let units = Array(word.utf16)
+        // Ours are UTF-16 offsets; pyphen's are character offsets.
+        let ours = hyphenator.points(in: units[...]).map { String(decoding: units[..<$0], as: UTF16.self).count }
+        points += expected.count
+        if ours != expected { wrong.append("\(word): ours \(ours), oracle \(expected)") }
+      }
+      #expect(points > 200, "the sample has points to compare (\(points))")
+      #expect(wrong.isEmpty, "\(form): \(wrong.count) of \(words.count) words differ: \(wrong.prefix(20))")
     }
-    #expect(points > 200, "the sample has points to compare (\(points))")
-    #expect(wrong.isEmpty, "\(wrong.count) of \(words.count) words differ: \(wrong.prefix(20))")
   }
 
   /// Through layout: a word with accents before its break points, wrapped at many widths, breaks
