@@ -5,6 +5,10 @@
 #include <cups/adminutil.h>
 #include <dlfcn.h>
 
+// syncfs(2) is a GNU extension the Swift Glibc module does not declare; glibc has it.
+extern int syncfs(int fd);
+static inline int receipt_syncfs(int fd) { return syncfs(fd); }
+
 // libcups is opened on first use, not linked: it brings some 30 libraries (GnuTLS, Kerberos,
 // Avahi, D-Bus) whose loading and constructors cost a one-shot `receipt render` more than its
 // layout does. `receipt_NAME()` returns libcups' NAME with the type its header declares (the C

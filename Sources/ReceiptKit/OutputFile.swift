@@ -6,9 +6,26 @@ import ReceiptPrint
 /// target) is written in place (see ``DurableFile``). Every failure is a one-line
 /// ``ReceiptError`` of stage `.output` (exit 73).
 public enum OutputFile {
-  /// Writes `data` to `path`.
-  public static func write(_ data: Data, to path: String) throws {
-    try ReceiptError.wrapping { try DurableFile.write(data, to: path) }
+  /// Writes `data` to `path` (without `durable`: atomically, flushed later by
+  /// ``syncFileSystem(of:)``).
+  public static func write(_ data: Data, to path: String, durable: Bool = true) throws {
+    try ReceiptError.wrapping { try DurableFile.write(data, to: path, durable: durable) }
+  }
+
+  /// Flushes the file system a path is on (after a batch's writes).
+  public static func syncFileSystem(of path: String) throws {
+    try ReceiptError.wrapping { try DurableFile.syncFileSystem(of: path) }
+  }
+
+  /// The files of an output of `count` parts: `out.png` for one; `out.png`, `out-2.png`, … for
+  /// several (a PNG a page).
+  public static func names(_ output: String, count: Int) -> [String] {
+    let url = URL(fileURLWithPath: output)
+    let ext = url.pathExtension
+    let base = url.deletingPathExtension().path
+    return (0..<count).map { i in
+      i == 0 ? output : "\(base)-\(i + 1)" + (ext.isEmpty ? "" : ".\(ext)")
+    }
   }
 
   /// Writes `data` to standard output.

@@ -21,6 +21,9 @@ public enum OutputFormat: String, Sendable, CaseIterable, CustomStringConvertibl
     }
   }
 
+  /// The extension of a file in this format (`escpos` for ESC/POS).
+  public var fileExtension: String { rawValue }
+
   /// Whether the format is printer dots (and so takes the 1-bit/gray choice).
   public var isRaster: Bool { self != .pdf }
 

@@ -30,6 +30,13 @@ public final class ReceiptEngine: Sendable {
     } catch {
       throw ReceiptError(.input, "cannot read \(path): \(Self.reason(error))")
     }
+    return try plainTextDocument(data, path: path, font: font, pageSetup: pageSetup)
+  }
+
+  /// A UTF-8 text file's bytes as a plain-text document (`path` names it in errors and titles).
+  public func plainTextDocument(
+    _ data: Data, path: String, font: FontDescriptor = .receiptDefault, pageSetup: PageSetup = PageSetup()
+  ) throws -> ReceiptDocument {
     guard data.count <= Self.maxPlainTextBytes else {
       throw ReceiptError(
         .data, "\(path) is \(data.count) bytes; plain text is limited to \(Self.maxPlainTextBytes) bytes (1 MiB)")

@@ -56,6 +56,13 @@ public final class ReceiptLayoutEngine: Sendable {
     }
   }
 
+  /// Loads the hyphenation dictionaries of languages (BCP 47 tags) now rather than at the first
+  /// word that needs one (a daemon before it reports ready); returns those that have one.
+  @discardableResult
+  public static func loadHyphenation(languages: [String]) -> [String] {
+    languages.filter { Hyphenator.forLanguage($0) != nil }
+  }
+
   /// The height a text takes at a width, unrounded, under the `.usesFontLeading` rule.
   public func measure(_ text: AttributedText, width: Double) throws -> Double {
     try state.withLock { state in

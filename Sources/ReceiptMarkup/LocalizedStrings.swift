@@ -23,9 +23,7 @@ struct LocalizedStrings {
     var found: [String] = []
     for name in chain.reversed() {  // most specific last, so it wins
       let url = directory.appendingPathComponent("Strings").appendingPathComponent("\(name).json")
-      if let data = try? Data(contentsOf: url),
-        let object = try? JSONSerialization.jsonObject(with: data) as? [String: String]
-      {
+      if let object = ParsedFileCache.shared.strings(at: url) {
         table.merge(object) { _, specific in specific }
         found.append(name)
       }

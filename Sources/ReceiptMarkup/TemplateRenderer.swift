@@ -275,8 +275,10 @@ final class TemplateRenderer {
     }
     let url = try library.file(name, defaultExtension: "xml", at: location)
     if let document = loaded[url] { return document }
-    let data = try library.read(url, limit: MarkupParser.maxBytes, at: location)
-    let document = try MarkupParser.parse(data, file: url.lastPathComponent)
+    let document = try ParsedFileCache.shared.document(at: url) {
+      try MarkupParser.parse(
+        try library.read(url, limit: MarkupParser.maxBytes, at: location), file: url.lastPathComponent)
+    }
     loaded[url] = document
     return document
   }

@@ -85,11 +85,28 @@ extension ValueFormatter {
       location, "\(what) needs an ISO 8601 date or Unix seconds, but the value is \(value.quotedForMessage)")
   }
 
+  /// ISO 8601 parsers, made once (a formatter costs more to make than to use) and used one
+  /// parse at a time.
+  private final class ISOParsers: @unchecked Sendable {
+    // @unchecked: the formatters are only used under `lock`.
+    let lock = NSLock()
+    let day: ISO8601DateFormatter = {
+      let f = ISO8601DateFormatter()
+      f.formatOptions = [.withFullDate]
+      return f
+    }()
+    let time = ISO8601DateFormatter()
+    let fractional: ISO8601DateFormatter = {
+      let f = ISO8601DateFormatter()
+      f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+      return f
+    }()
+  }
+  private static let iso = ISOParsers()
+
   private static func instant(iso s: String, zone: TimeZone) -> Instant? {
     if s.count == 10 {
-      let day = ISO8601DateFormatter()
-      day.formatOptions = [.withFullDate]
-      return day.date(from: s).map { Instant(date: $0, zone: nil, dayOnly: true) }
+      return iso.lock.withLock { iso.day.date(from: s) }.map { Instant(date: $0, zone: nil, dayOnly: true) }
     }
     guard s.count >= 16 else { return nil }
     let offset = Self.offset(s)
@@ -101,12 +118,7 @@ extension ValueFormatter {
       text = String(chars[..<16]) + ":00" + String(chars[16...])
     }
     if chars.count > 10, chars[10] == " " { text = String(text.prefix(10)) + "T" + text.dropFirst(11) }
-    let f = ISO8601DateFormatter()
-    var date = f.date(from: text)
-    if date == nil {
-      f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-      date = f.date(from: text)
-    }
+    let date = iso.lock.withLock { iso.time.date(from: text) ?? iso.fractional.date(from: text) }
     guard let parsed = date else { return nil }
     if let offset { return Instant(date: parsed, zone: offset) }
     let shift = zone.secondsFromGMT(for: parsed)

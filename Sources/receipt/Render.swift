@@ -13,15 +13,29 @@ struct Render: ParsableCommand {
         receipt render note.txt -o note.pwg --gray  (PWG raster sgray_8)
         receipt render note.txt -o - --format escpos > /dev/usb/lp0
         receipt render note.txt -o - > note.pdf     (standard output: PDF)
+
+      Batches (one process, every core; one file per input, named after it):
+        receipt render orders/*.json -o out/        (out/NAME.pdf for each)
+        receipt render - -o out/ --format escpos < day.jsonl
+                                                    (JSON Lines: out/000001.escpos, ...)
+      An input that fails is reported and the others go on; the exit code is the
+      first failure's.
       """
   )
 
-  @Argument(help: "The input: order JSON (bound into a template; - for stdin) or a UTF-8 text file.")
-  var input: String
+  @Argument(
+    help:
+      "The input: order JSON (bound into a template; - for stdin) or a UTF-8 text file. Several, or -o DIR/, render a batch (- is then JSON Lines)."
+  )
+  var inputs: [String]
 
   @OptionGroup var template: TemplateChoice
 
-  @Option(name: .shortAndLong, help: "The output file (its extension picks the format), or - for stdout (PDF).")
+  @Option(
+    name: .shortAndLong,
+    help:
+      "The output file (its extension picks the format), - for stdout (PDF), or a directory (ending in /) for a batch."
+  )
   var output: String
 
   @Option(
@@ -35,7 +49,21 @@ struct Render: ParsableCommand {
 
   @OptionGroup var page: PageOptions
 
+  @Option(help: "Batch: receipts rendered at once (default: the machine's cores).")
+  var jobs: Int?
+
+  @Flag(help: "Batch: no progress line and no summary (errors and warnings still go to stderr).")
+  var quiet = false
+
+  func validate() throws {
+    if inputs.isEmpty { throw ValidationError("give an input: an order's JSON, a text file, or - for stdin") }
+    if let jobs, !(1...256).contains(jobs) { throw ValidationError("--jobs must be between 1 and 256") }
+    if !isBatch, jobs != nil || quiet { throw ValidationError("--jobs and --quiet are for batches (-o DIR/)") }
+  }
+
   func run() throws {
+    if isBatch { return try runBatch() }
+    let input = inputs[0]
     try reportingErrors {
       let format = try outputFormat()
       let engine = try ReceiptEngine()
@@ -52,7 +80,7 @@ struct Render: ParsableCommand {
       }
       // Regular files are replaced atomically; a printer device, FIFO or symlink is written in
       // place (a rename would destroy the device node and print nothing).
-      let files = Self.fileNames(output, count: rendered.parts.count)
+      let files = OutputFile.names(output, count: rendered.parts.count)
       for (file, data) in zip(files, rendered.parts) { try OutputFile.write(data, to: file) }
       let pages = rendered.pages
       let lengths = pages.map { String(format: "%.1f mm", $0.cutLengthMillimetres) }.joined(separator: ", ")
@@ -61,20 +89,10 @@ struct Render: ParsableCommand {
     }
   }
 
-  /// `out.png` for one part; `out.png`, `out-2.png`, … for several.
-  static func fileNames(_ output: String, count: Int) -> [String] {
-    let url = URL(fileURLWithPath: output)
-    let ext = url.pathExtension
-    let base = url.deletingPathExtension().path
-    return (0..<count).map { i in
-      i == 0 ? output : "\(base)-\(i + 1)" + (ext.isEmpty ? "" : ".\(ext)")
-    }
-  }
-
   /// `--format`, else the extension, else PDF for standard output. A format that contradicts
   /// the extension, or `--gray` with ESC/POS, is a usage error (64) before anything is written.
-  private func outputFormat() throws -> OutputFormat {
-    let ext = output == "-" ? "" : URL(fileURLWithPath: output).pathExtension
+  func outputFormat() throws -> OutputFormat {
+    let ext = output == "-" || isBatch ? "" : URL(fileURLWithPath: output).pathExtension
     let named = ext.isEmpty ? nil : OutputFormat(fileExtension: ext)
     let chosen: OutputFormat
     if let format {
@@ -86,7 +104,7 @@ struct Render: ParsableCommand {
         throw ValidationError("--format \(parsed) contradicts the .\(ext) of '\(output)'; leave one out")
       }
       chosen = parsed
-    } else if output == "-" {
+    } else if output == "-" || isBatch {
       chosen = .pdf
     } else if let named {
       chosen = named

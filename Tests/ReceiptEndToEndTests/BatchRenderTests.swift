@@ -1,0 +1,88 @@
+import Foundation
+import ReceiptTestSupport
+import Testing
+
+/// `receipt render ORDER… -o DIR/` and `receipt render - -o DIR/` (JSON Lines), with the shipped
+/// binary: every output is byte for byte what one-shot `receipt render` writes for the same
+/// input, a bad input fails alone with its name and the exit code says so, and names never
+/// collide.
+@Suite struct BatchRenderTests {
+  var receipt: String { (try? Tool.shippedBinary()) ?? "receipt-release-binary-missing" }
+
+  static var examples: [String] {
+    let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+      .appendingPathComponent("../../Templates/Examples").standardizedFileURL.path
+    return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".json") }
+      .sorted().map { directory + "/" + $0 }
+  }
+
+  @Test(arguments: ["pdf", "escpos", "png"])
+  func aBatchWritesWhatOneShotRenderWrites(format: String) throws {
+    let examples = Self.examples
+    #expect(examples.count >= 6)
+    let directory = try Tool.temporaryDirectory()
+    let batch = try Tool.run(
+      receipt, ["render"] + examples + ["-o", directory.path + "/batch/", "--format", format, "--jobs", "2"])
+    #expect(batch.status == 0, "\(batch.stderr)")
+    #expect(batch.stdout.contains("rendered \(examples.count) of \(examples.count) receipts"), "\(batch.stdout)")
+    for example in examples {
+      let name = URL(fileURLWithPath: example).deletingPathExtension().lastPathComponent
+      let single = directory.appendingPathComponent("\(name).\(format)")
+      let one = try Tool.run(receipt, ["render", example, "-o", single.path])
+      #expect(one.status == 0, "\(one.stderr)")
+      let batched = try Data(contentsOf: directory.appendingPathComponent("batch/\(name).\(format)"))
+      #expect(batched == (try Data(contentsOf: single)), "\(name).\(format) differs from one-shot render")
+    }
+  }
+
+  @Test func aBadOrderFailsAloneAndTheExitCodeSaysSo() throws {
+    let directory = try Tool.temporaryDirectory()
+    let bad = directory.appendingPathComponent("broken.json")
+    try #"{"items": [1, 2,"#.write(to: bad, atomically: true, encoding: .utf8)
+    let missing = directory.appendingPathComponent("missing.json").path
+    let good = Self.examples.filter { $0.hasSuffix("small.json") || $0.hasSuffix("large.json") }
+    let out = directory.appendingPathComponent("out")
+    let result = try Tool.run(
+      receipt, ["render", good[0], bad.path, missing, good[1], "-o", out.path + "/", "--quiet", "--jobs", "1"])
+    #expect(result.status == 65, "the first failure's code (bad data): \(result.status) \(result.stderr)")
+    #expect(result.stderr.contains("broken.json"), "\(result.stderr)")
+    #expect(result.stderr.contains("missing.json"), "\(result.stderr)")
+    #expect(result.stdout.isEmpty, "--quiet: \(result.stdout)")
+    let written = try FileManager.default.contentsOfDirectory(atPath: out.path).sorted()
+    #expect(written == ["large.pdf", "small.pdf"], "\(written)")
+  }
+
+  @Test func jsonLinesOnStandardInputAreOneReceiptEach() throws {
+    let directory = try Tool.temporaryDirectory()
+    let small = try Data(contentsOf: URL(fileURLWithPath: Self.examples.first { $0.hasSuffix("small.json") }!))
+    let line = String(
+      decoding: try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: small)), as: UTF8.self
+    )
+    // Line 2 is blank (skipped, still counted), line 3 is not JSON.
+    let input = "\(line)\n\n{nope\n\(line)\n"
+    let result = try Tool.run(
+      receipt, ["render", "-", "-o", directory.path + "/", "--format", "escpos"], stdin: Data(input.utf8))
+    #expect(result.status == 65, "\(result.stderr)")
+    #expect(result.stderr.contains("stdin:3"), "\(result.stderr)")
+    let written = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    #expect(written == ["000001.escpos", "000004.escpos"], "\(written)")
+    let single = directory.appendingPathComponent("one.escpos")
+    _ = try Tool.run(receipt, ["render", "-", "-o", single.path], stdin: Data(line.utf8))
+    #expect(try Data(contentsOf: directory.appendingPathComponent("000001.escpos")) == Data(contentsOf: single))
+  }
+
+  @Test func inputsThatWouldWriteTheSameFileAreRefusedFirst() throws {
+    let directory = try Tool.temporaryDirectory()
+    let other = directory.appendingPathComponent("elsewhere")
+    try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+    let small = Self.examples.first { $0.hasSuffix("small.json") }!
+    try FileManager.default.copyItem(atPath: small, toPath: other.appendingPathComponent("small.json").path)
+    let out = directory.appendingPathComponent("out")
+    let result = try Tool.run(
+      receipt, ["render", small, other.appendingPathComponent("small.json").path, "-o", out.path + "/"])
+    #expect(result.status == 64 && result.stderr.contains("would both write small"), "\(result.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: out.path), "nothing was written")
+    // --jobs and --quiet belong to batches.
+    #expect(try Tool.run(receipt, ["render", small, "-o", out.path + ".pdf", "--quiet"]).status == 64)
+  }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+@testable import ReceiptMarkup
+
+/// Templates and strings are parsed once per process (``ParsedFileCache``), and a file that
+/// changes — replaced by a rename, or rewritten in place at the same size — is parsed again
+/// for the next receipt.
+@Suite struct ParsedFileCacheTests {
+  @Test func aChangedTemplateOrStringsFileIsReadAgain() throws {
+    let fixture = try TemplateFixture([
+      "t.xml": "<receipt><text>@greeting one</text></receipt>", "Strings/en.json": #"{"greeting": "Hello"}"#,
+    ])
+    #expect(try fixture.render().texts == ["Hello one"])
+    // Replaced (a new inode), as the designer saves.
+    try "<receipt><text>@greeting two</text></receipt>".write(
+      to: fixture.directory.appendingPathComponent("t.xml"), atomically: true, encoding: .utf8)
+    #expect(try fixture.render().texts == ["Hello two"])
+    // Rewritten in place, same size: the modification time tells.
+    let handle = try FileHandle(forWritingTo: fixture.directory.appendingPathComponent("t.xml"))
+    try handle.write(contentsOf: Data("<receipt><text>@greeting six</text></receipt>".utf8))
+    try handle.close()
+    #expect(try fixture.render().texts == ["Hello six"])
+    try #"{"greeting": "Howdy"}"#.write(
+      to: fixture.directory.appendingPathComponent("Strings/en.json"), atomically: true, encoding: .utf8)
+    #expect(try fixture.render().texts == ["Howdy six"])
+  }
+
+  @Test func aBrokenTemplateReportsItsErrorEveryTime() throws {
+    let fixture = try TemplateFixture(["t.xml": "<receipt><text>x</receipt>"])
+    for _ in 0..<2 {
+      #expect(throws: TemplateError.self) { try fixture.render() }
+    }
+  }
+}
