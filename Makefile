@@ -10,7 +10,7 @@ RELEASE := swift build -c release -Xswiftc -static-stdlib
 RELEASE_BOTH := $(RELEASE) --product receipt && $(RELEASE) --product receipt-daemon \
 	&& touch .build/release/receipt .build/release/receipt-daemon
 
-.PHONY: demo test setup setup-test build lint format release install deb bench benchmark side-by-side bench-daemon bench-postgres callgrind \
+.PHONY: demo test setup setup-test build lint format release install deb bench benchmark side-by-side bench-batch bench-daemon bench-postgres callgrind \
 	fuzz sanitize soak screenshots
 
 ## Set up, build, and render the example order through Templates/receipt.xml to out/.
@@ -101,6 +101,13 @@ side-by-side: setup-test
 	@PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check weasyprint python-escpos
 	$(RELEASE) --product receipt
 	python3 scripts/side-by-side.py 15
+
+## Every shipped locale one-shot, a fresh daemon's first German preview, and batches of 10,000
+## orders beside pango-view and WeasyPrint (scripts/bench-batch.py).
+bench-batch: setup-test
+	@PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check weasyprint
+	$(RELEASE_BOTH)
+	python3 scripts/bench-batch.py 10000 21
 
 ## libFuzzer on templates, order JSON, images, job bodies and the configuration file, with
 ## AddressSanitizer (FUZZ_SECONDS per target; corpus in Fuzz/Corpus). Not part of `make test`.

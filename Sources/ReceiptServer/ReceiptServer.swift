@@ -98,11 +98,7 @@ package final class ReceiptServer: Sendable {
   /// the archive sweeper and the printer watch, until ``stop()``. Each worker first takes its
   /// printer and checks the jobs a crash left printing with it.
   package func start() async throws {
-    do {
-      try await store.open()
-    } catch let error as StoreUnavailable {
-      throw ReceiptError(.unavailable, "\(error); \(Self.check(configuration.database))")
-    }
+    try await openStore()
     guard running.withLock({ $0 == nil }) else { return }
     hub.reopen()
     let workers = configuration.printers.map { printer in
@@ -148,6 +144,15 @@ package final class ReceiptServer: Sendable {
     await store.close()
   }
 
+  /// Opens the store: takes the queue file's one-daemon lock (idempotent).
+  private func openStore() async throws {
+    do {
+      try await store.open()
+    } catch let error as StoreUnavailable {
+      throw ReceiptError(.unavailable, "\(error); \(Self.check(configuration.database))")
+    }
+  }
+
   /// The Hummingbird application (routes, middleware, address).
   package func application(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -190,6 +195,8 @@ package final class ReceiptServer: Sendable {
         "the open-file limit is \(files), too low for maxConnections \(configuration.maxConnections); raise LimitNOFILE"
       )
     }
+    // The queue file first: a second daemon on it stops at once, before any warm-up.
+    try await openStore()
     // Dictionaries and fonts before the first request: the first German preview after
     // `/readyz` is as fast as the next.
     let (engine, templates) = (self.engine, configuration.templates)

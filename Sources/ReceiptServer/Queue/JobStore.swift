@@ -14,7 +14,7 @@ protocol JobStore: Sendable {
   // MARK: Lifecycle
 
   /// Starts using the store: takes what makes this daemon the one that may drive its printers
-  /// (SQLite: the file's lock) and learns how the last run ended.
+  /// (SQLite: the file's lock) and learns how the last run ended. Calling it again does nothing.
   func open() async throws
   /// Takes `printer` for this daemon: whether the daemon that drove it before stopped cleanly
   /// (its jobs left printing are then no crashes), or nil while another daemon drives it.

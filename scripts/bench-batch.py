@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Performance round 3 (issue 35), measured side by side in one run:
+
+  1. one-shot `receipt render` of the small example through the shipped template, in every
+     shipped locale (en_US, de_DE, fr_FR, ja_JP, ar_SA), ratio to en_US; German also with a cold
+     hyphenation cache (the first process on a machine);
+  2. a fresh daemon's first German preview, timed from the moment `/readyz` first answers;
+  3. batches: N orders (the shipped examples, all locales mixed, seeded) to PDF and to ESC/POS in
+     one `receipt render - -o DIR/` process: receipts per second and peak RSS; beside pango-view
+     run once per receipt and WeasyPrint rendering the same receipts as HTML in one process.
+
+Usage: scripts/bench-batch.py [ORDERS] [RUNS]   (run by `make bench-batch`; default 10000, 21)
+Prints Markdown tables for docs/benchmarks.md.
+"""
+import glob, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RECEIPT = os.path.join(ROOT, ".build/release/receipt")
+ORDERS = int(sys.argv[1]) if len(sys.argv) > 1 else 10000
+RUNS = int(sys.argv[2]) if len(sys.argv) > 2 else 21
+LOCALES = ["en_US", "de_DE", "fr_FR", "ja_JP", "ar_SA"]
+SMALL = os.path.join(ROOT, "Templates/Examples/small.json")
+work = tempfile.mkdtemp(prefix="receipt-bench-batch-")
+
+
+def timed(cmd, env=None, stdin=None):
+    """Wall seconds and peak RSS (KiB, from wait4) of one process."""
+    start = time.perf_counter()
+    child = subprocess.Popen(cmd, stdin=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             env=dict(os.environ, **(env or {})))
+    _, status, usage = os.wait4(child.pid, 0)
+    elapsed = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{cmd} failed: {child.stderr.read().decode()}")
+    return elapsed, usage.ru_maxrss
+
+
+# 1. One-shot, every locale (round-robin), the warm compiled dictionary cache in place.
+for locale in LOCALES:  # warm-up: fills the font and dictionary caches
+    timed([RECEIPT, "render", SMALL, "--locale", locale, "-o", os.path.join(work, "w.pdf")])
+times = {locale: [] for locale in LOCALES}
+for _ in range(RUNS):
+    for locale in LOCALES:
+        times[locale].append(timed([RECEIPT, "render", SMALL, "--locale", locale, "-o", os.path.join(work, "o.pdf")])[0])
+cold = []
+for _ in range(3):
+    fresh = tempfile.mkdtemp(dir=work)
+    # The large example hyphenates German words: the dictionary is needed, and compiled now.
+    cold.append(timed([RECEIPT, "render", os.path.join(ROOT, "Templates/Examples/large.json"), "--locale", "de_DE",
+                       "-o", os.path.join(work, "c.pdf")], env={"RECEIPT_HYPHEN_CACHE": fresh})[0])
+warm_large = statistics.median(
+    timed([RECEIPT, "render", os.path.join(ROOT, "Templates/Examples/large.json"), "--locale", "de_DE",
+           "-o", os.path.join(work, "c.pdf")])[0] for _ in range(7))
+base = statistics.median(times["en_US"])
+print(f"## One-shot `receipt render Templates/Examples/small.json --locale L` ({RUNS} runs, round-robin)\n")
+print("| locale | median | ratio to en_US |")
+print("|---|---|---|")
+for locale in LOCALES:
+    m = statistics.median(times[locale])
+    print(f"| {locale} | {m * 1000:.1f} ms | {m / base:.2f}× |")
+print(f"\nGerman with the 200-item example (hyphenates): {warm_large * 1000:.0f} ms with the compiled dictionary, "
+      f"{statistics.median(cold) * 1000:.0f} ms in a process with an empty cache (libhyphen's load, then compiled).\n")
+
+
+# 2. A fresh daemon's first German preview after /readyz.
+def first_preview(cache):
+    directory = tempfile.mkdtemp(dir=work)
+    log = open(os.path.join(directory, "log"), "w+")
+    env = dict(os.environ, RECEIPT_HYPHEN_CACHE=cache) if cache else dict(os.environ)
+    started = time.perf_counter()
+    daemon = subprocess.Popen([RECEIPT, "serve", "--port", "0", "--no-ipp", "--db", os.path.join(directory, "q.sqlite"),
+                               "--printer", f"dir=dir:{directory}/printed"], stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        port = None
+        while port is None:
+            if time.perf_counter() - started > 60: sys.exit("the daemon did not start")
+            log.seek(0)
+            found = re.search(r"http://127\.0\.0\.1:(\d+)/v1", log.read())
+            port = found and int(found.group(1))
+            time.sleep(0.002)
+        while True:
+            try:
+                if urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5).status == 200: break
+            except Exception:
+                time.sleep(0.002)
+        ready = time.perf_counter() - started
+        order = json.load(open(SMALL))
+        body = json.dumps({"template": "receipt", "data": order, "locale": "de_DE"}).encode()
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/render?format=png", data=body,
+                                         headers={"Content-Type": "application/json"})
+        start = time.perf_counter()
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 200 and response.read()[:4] == b"\x89PNG"
+        return ready, time.perf_counter() - start
+    finally:
+        daemon.terminate()
+        daemon.wait()
+
+
+warm = [first_preview(None) for _ in range(5)]
+coldd = [first_preview(tempfile.mkdtemp(dir=work)) for _ in range(3)]
+print("## A fresh daemon's first German preview (`POST /v1/render`, PNG, `locale: de_DE`)\n")
+print("| hyphenation cache | start to `/readyz` | first preview after `/readyz` |")
+print("|---|---|---|")
+for name, runs in [("compiled (warm)", warm), ("empty (first start on a machine)", coldd)]:
+    print(f"| {name} | {statistics.median(r[0] for r in runs) * 1000:.0f} ms "
+          f"| **{statistics.median(r[1] for r in runs) * 1000:.0f} ms** |")
+print()
+
+# 3. Batches.
+random.seed(35)
+examples = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(ROOT, "Templates/Examples/*.json")))]
+lines = os.path.join(work, "orders.jsonl")
+with open(lines, "w") as f:
+    for i in range(ORDERS):
+        order = dict(random.choice(examples), locale=random.choice(LOCALES), number=str(100000 + i))
+        f.write(json.dumps(order) + "\n")
+rows = []
+for fmt in ["pdf", "escpos"]:
+    out = os.path.join(work, f"out-{fmt}")
+    with open(lines) as stdin:
+        seconds, rss = timed([RECEIPT, "render", "-", "-o", out + "/", "--format", fmt, "--quiet"], stdin=stdin)
+    assert len(os.listdir(out)) == ORDERS
+    rows.append((f"receipt batch → {fmt.upper() if fmt == 'pdf' else 'ESC/POS'}", seconds / ORDERS, ORDERS / seconds, rss))
+    shutil.rmtree(out)
+
+# Peers, per receipt: pango-view once per receipt (the small receipt's text), WeasyPrint in one
+# process over the same orders as HTML.
+text = os.path.join(work, "small.txt")
+subprocess.run([RECEIPT, "render", SMALL, "-o", os.path.join(work, "small.pdf")], check=True, capture_output=True)
+subprocess.run(["pdftotext", "-layout", os.path.join(work, "small.pdf"), text], check=True)
+pango = [timed(["pango-view", "-q", "--dpi=72", "--font=DejaVu Sans 9", "--width=186", "--margin=9",
+                "--hinting=none", "-o", os.path.join(work, "p.pdf"), text]) for _ in range(100)]
+rows.append(("pango-view, a process per receipt (text only)", statistics.median(p[0] for p in pango), None,
+             max(p[1] for p in pango)))
+weasy = os.path.join(work, "weasy.py")
+count = min(ORDERS, 500)
+with open(weasy, "w") as f:
+    f.write(f"""import json, sys, time
+from weasyprint import HTML
+orders = [json.loads(l) for l in open({lines!r})][:{count}]
+start = time.perf_counter()
+for n, o in enumerate(orders):
+    rows = "".join(f"<tr><td>{{i.get('quantity', i.get('qty', 1))}}× {{i.get('name', '')}}</td><td>{{i.get('price', '')}}</td></tr>"
+                   for i in o.get("items", []))
+    html = ("<!doctype html><meta charset=utf-8><style>@page{{size:80mm 297mm;margin:9pt}}"
+            "body{{font:9pt 'DejaVu Sans'}}td+td{{text-align:right}}</style>"
+            f"<h1>{{o.get('store', {{}}).get('name', '')}}</h1><p>{{o.get('number')}} {{o.get('date', '')}}</p>"
+            f"<table>{{rows}}</table><p>{{o.get('total', '')}}</p>")
+    HTML(string=html).write_pdf({work!r} + f"/w{{n}}.pdf")
+print(time.perf_counter() - start)
+""")
+result = subprocess.run([sys.executable, weasy], capture_output=True, text=True)
+if result.returncode == 0:
+    rows.append((f"WeasyPrint, one process ({count} receipts, HTML)", float(result.stdout.strip()) / count, None, None))
+else:
+    print(f"(WeasyPrint not run: {result.stderr.strip().splitlines()[-1] if result.stderr else 'failed'})\n")
+
+print(f"## Batch: {ORDERS:,} orders (the shipped examples, {', '.join(LOCALES)} mixed)\n")
+print("| run | per receipt | receipts/s | peak RSS |")
+print("|---|---|---|---|")
+for name, per, rate, rss in rows:
+    print(f"| {name} | {per * 1000:.2f} ms | {f'{rate:,.0f}' if rate else '—'} | {f'{rss / 1024:.0f} MiB' if rss else '—'} |")
+batch_pdf = rows[0][1]
+for name, per, _, _ in rows[2:]:
+    print(f"\n{name}: receipt's PDF batch is {per / batch_pdf:.1f}× faster per receipt.", end="")
+print(f"\n\nMachine: {os.cpu_count()} cores; outputs in {tempfile.gettempdir()} (fsync once per batch).")
+shutil.rmtree(work, ignore_errors=True)
