@@ -18,23 +18,19 @@ extension ValueFormatter {
     throws -> String
   {
     let instant = try Self.instant(value, for: style, zone: displayZone ?? timeZone, at: location)
-    let f = DateFormatter()
-    f.locale = locale
-    f.timeZone = instant.dayOnly ? TimeZone(identifier: "UTC") : (zone ?? displayZone ?? instant.zone ?? timeZone)
+    let utc = TimeZone(identifier: "UTC") ?? .gmt
+    let zone = instant.dayOnly ? utc : (zone ?? displayZone ?? instant.zone ?? timeZone)
     let styles: [String: DateFormatter.Style] = ["short": .short, "medium": .medium, "long": .long, "full": .full]
+    let pattern: DateFormatters.Pattern
     if let argument, styles[argument] == nil {
       // Letters only ("yMMMd"): a skeleton the locale orders; with separators: an exact pattern.
-      if argument.allSatisfy(\.isLetter) {
-        f.setLocalizedDateFormatFromTemplate(argument)
-      } else {
-        f.dateFormat = argument
-      }
+      pattern = argument.allSatisfy(\.isLetter) ? .skeleton(argument) : .exact(argument)
     } else {
       let s = argument.flatMap { styles[$0] } ?? .medium
-      f.dateStyle = style == "time" ? .none : s
-      f.timeStyle = style == "date" ? .none : (style == "time" ? s : .short)
+      pattern = .styles(
+        date: style == "time" ? .none : s, time: style == "date" ? .none : (style == "time" ? s : .short))
     }
-    return f.string(from: instant.date)
+    return DateFormatters.shared.string(from: instant.date, locale: locale, zone: zone, pattern: pattern)
   }
 
   /// `timezone:Zone` alone: the time as ISO 8601 with that zone's offset at that instant.

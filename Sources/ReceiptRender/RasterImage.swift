@@ -59,15 +59,22 @@ public struct RasterImage: Hashable, Sendable {
     }
     let shift = UInt8(x & 7)
     let tailMask: UInt8 = width % 8 == 0 ? 0xFF : ~(0xFF >> UInt8(width % 8))
-    for y in 0..<height {
-      let source = y * bytesPerLine + x >> 3
-      let end = (y + 1) * bytesPerLine
-      for k in 0..<outBytes {
-        let hi = data[source + k] << shift
-        let lo = shift > 0 && source + k + 1 < end ? data[source + k + 1] >> (8 - shift) : 0
-        out.data[y * outBytes + k] = hi | lo
+    let lineBytes = bytesPerLine
+    // Whole lines of bytes at a time (an ESC/POS batch crops every page).
+    data.withUnsafeBufferPointer { source in
+      out.data.withUnsafeMutableBufferPointer { target in
+        for y in 0..<height {
+          let from = y * lineBytes + x >> 3
+          let end = (y + 1) * lineBytes
+          let to = y * outBytes
+          for k in 0..<outBytes {
+            let hi = source[from + k] << shift
+            let lo = shift > 0 && from + k + 1 < end ? source[from + k + 1] >> (8 - shift) : 0
+            target[to + k] = hi | lo
+          }
+          target[to + outBytes - 1] &= tailMask
+        }
       }
-      out.data[y * outBytes + outBytes - 1] &= tailMask
     }
     return out
   }

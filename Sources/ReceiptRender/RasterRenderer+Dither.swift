@@ -25,6 +25,41 @@ extension RasterRenderer {
     let y0 = Int((rect.y * scale).rounded())
     let width = max(1, Int((rect.width * scale).rounded()))
     let height = max(1, Int((rect.height * scale).rounded()))
+    var key: ImageDotCache.Key?
+    if case .image(let image) = item {
+      key = ImageDotCache.Key(
+        image: image.image, width: width, height: height, phaseX: rect.x * scale - Double(x0),
+        phaseY: rect.y * scale - Double(y0), scale: scale, dither: method, gray: page.bitsPerPixel == 8)
+    }
+    if let key, let dots = ImageDotCache.shared.dots(for: key) {
+      Self.darken(&page, with: dots, x0: x0, y0: y0, width: width, height: height)
+      return
+    }
+    let dots = try dots(
+      of: item, x0: x0, y0: y0, width: width, height: height, scale: scale, method: method,
+      gray: page.bitsPerPixel == 8, painter: painter)
+    if let key { ImageDotCache.shared.store(dots, for: key) }
+    Self.darken(&page, with: dots, x0: x0, y0: y0, width: width, height: height)
+  }
+
+  /// Darkens the page with an item's dots at (x0, y0).
+  private static func darken(
+    _ page: inout RasterImage, with dots: ImageDotCache.Dots, x0: Int, y0: Int, width: Int, height: Int
+  ) {
+    switch dots {
+    case .gray(let gray):
+      for y in 0..<height { for x in 0..<width { page.darken(x: x0 + x, y: y0 + y, gray: gray[y * width + x]) } }
+    case .black(let black):
+      for y in 0..<height { for x in 0..<width where black[y * width + x] { page.darken(x: x0 + x, y: y0 + y) } }
+    }
+  }
+
+  /// Draws an item in gray on white on a scratch surface of its own size; its gray levels, or
+  /// its dithered black dots.
+  private func dots(
+    of item: LaidOutItem, x0: Int, y0: Int, width: Int, height: Int, scale: Double, method: DitherMethod,
+    gray wantsGray: Bool, painter: CairoPainter
+  ) throws -> ImageDotCache.Dots {
     let surface = try CairoSurface.image(CAIRO_FORMAT_RGB24, width: width, height: height)
     let context = try CairoContext(surface)
     let cr = context.pointer
@@ -51,11 +86,7 @@ extension RasterRenderer {
         gray[y * width + x] = UInt8((299 * r + 587 * g + 114 * b) / 1000)
       }
     }
-    if page.bitsPerPixel == 8 {
-      for y in 0..<height { for x in 0..<width { page.darken(x: x0 + x, y: y0 + y, gray: gray[y * width + x]) } }
-      return
-    }
-    let black = Dither.apply(method, gray: gray, width: width, height: height)
-    for y in 0..<height { for x in 0..<width where black[y * width + x] { page.darken(x: x0 + x, y: y0 + y) } }
+    if wantsGray { return .gray(gray) }
+    return .black(Dither.apply(method, gray: gray, width: width, height: height))
   }
 }

@@ -85,3 +85,30 @@ func croppingKeepsEveryDot(offset: Int) throws {
     }
   }
 }
+
+/// Cropping a 1-bit page keeps every dot of the window, at every bit offset and width, and
+/// nothing outside it (dot by dot, as `isBlack` reads them).
+@Test func croppingKeepsEveryDotOfTheWindow() {
+  var generator = SystemRandomNumberGenerator()
+  let (width, height) = (61, 5)
+  let bytes = (width + 7) / 8
+  let page = RasterImage(
+    width: width, height: height, bitsPerPixel: 1,
+    data: (0..<(bytes * height)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+  for x in 0..<width {
+    for w in 1...(width - x) {
+      let crop = page.cropped(x: x, width: w)
+      let same = (0..<height).allSatisfy { y in
+        (0..<w).allSatisfy { crop.isBlack(x: $0, y: y) == page.isBlack(x: x + $0, y: y) }
+      }
+      #expect(same, "window \(x)..<\(x + w)")
+      // The padding bits after the last dot are white.
+      let tail = (0..<height).allSatisfy { y in
+        (w..<(crop.bytesPerLine * 8)).allSatisfy {
+          crop.data[y * crop.bytesPerLine + $0 / 8] & (0x80 >> UInt8($0 % 8)) == 0
+        }
+      }
+      #expect(tail, "window \(x)..<\(x + w): padding")
+    }
+  }
+}
