@@ -7,12 +7,15 @@
   2. a fresh daemon's first German preview, timed from the moment `/readyz` first answers;
   3. batches: N orders (the shipped examples, all locales mixed, seeded) to PDF and to ESC/POS in
      one `receipt render - -o DIR/` process: receipts per second and peak RSS; beside pango-view
-     run once per receipt and WeasyPrint rendering the same receipts as HTML in one process.
+     run once per receipt and WeasyPrint rendering the same receipts as HTML in one process;
+  4. `receipt print` of the small example to a socket printer in every locale: time from starting
+     the process to the first byte arriving at the printer's socket (a loopback listener that
+     reads and timestamps, on its own clock), and to the last byte.
 
 Usage: scripts/bench-batch.py [ORDERS] [RUNS]   (run by `make bench-batch`; default 10000, 21)
 Prints Markdown tables for docs/benchmarks.md.
 """
-import glob, json, os, random, re, shutil, statistics, subprocess, sys, tempfile, time, urllib.request
+import glob, json, os, random, re, shutil, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECEIPT = os.path.join(ROOT, ".build/release/receipt")
@@ -164,5 +167,43 @@ for name, per, rate, rss in rows:
 batch_pdf = rows[0][1]
 for name, per, _, _ in rows[2:]:
     print(f"\n{name}: receipt's PDF batch is {per / batch_pdf:.1f}× faster per receipt.", end="")
-print(f"\n\nMachine: {os.cpu_count()} cores; outputs in {tempfile.gettempdir()} (fsync once per batch).")
+print(f"\n\nMachine: {os.cpu_count()} cores; outputs in {tempfile.gettempdir()} (fsync once per batch).\n")
+
+
+# 4. Time to first byte at a socket printer.
+def first_bytes(locale, runs):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(10)
+    port = listener.getsockname()[1]
+    firsts, lasts = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        child = subprocess.Popen([RECEIPT, "print", SMALL, "--locale", locale, "--printer", f"socket://127.0.0.1:{port}"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            connection, _ = listener.accept()
+        except TimeoutError:
+            child.kill()
+            sys.exit(f"receipt print never connected: {child.stderr.read().decode()}")
+        connection.settimeout(10)
+        assert connection.recv(1), "the printer got nothing"
+        firsts.append(time.perf_counter() - start)
+        while connection.recv(65536):
+            pass
+        lasts.append(time.perf_counter() - start)
+        connection.close()
+        if child.wait() != 0:
+            sys.exit(f"receipt print failed: {child.stderr.read().decode()}")
+    listener.close()
+    return statistics.median(firsts), statistics.median(lasts)
+
+
+print(f"## `receipt print` of the small example to a socket printer (median of {min(RUNS, 20)})\n")
+print("| locale | first byte at the printer | last byte |")
+print("|---|---|---|")
+for locale in LOCALES:
+    first, last = first_bytes(locale, min(RUNS, 20))
+    print(f"| {locale} | {first * 1000:.1f} ms | {last * 1000:.1f} ms |")
 shutil.rmtree(work, ignore_errors=True)
