@@ -1,8 +1,8 @@
 import Foundation
 
 /// A data path such as `order.items[2].price`.
-struct DataPath: Hashable, CustomStringConvertible {
-  enum Segment: Hashable {
+struct DataPath: Hashable, Sendable, CustomStringConvertible {
+  enum Segment: Hashable, Sendable {
     case key(String)
     case index(Int)
   }
@@ -56,7 +56,7 @@ struct DataPath: Hashable, CustomStringConvertible {
 
 /// A string with bindings, split into literal and bound parts.
 enum Interpolation {
-  enum Part {
+  enum Part: Sendable {
     case literal(String)
     /// A `$path` or `${expression | formatter …}`; offsets are in the whole string.
     case binding(Expression)

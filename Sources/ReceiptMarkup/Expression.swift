@@ -1,7 +1,7 @@
 /// An expression of the template language, as in `${item.price * item.quantity | currency}` and
 /// `test="$total > 100 and not $paid"`. Offsets are character positions in the string the
 /// expression was read from, so errors point at the offending token.
-indirect enum Expression {
+indirect enum Expression: Sendable {
   case literal(JSONValue, at: Int)
   case path(DataPath, at: Int)
   case unary(UnaryOperator, Expression, at: Int)
@@ -54,7 +54,7 @@ indirect enum Expression {
 }
 
 /// One formatter in a pipe: `name:arg:arg`, with where its name starts.
-struct FormatterCall {
+struct FormatterCall: Sendable {
   var name: String
   var arguments: [Argument]
   var offset: Int

@@ -157,16 +157,17 @@ extension TemplateRenderer {
   /// its expression (`${…}` around it is allowed).
   func parsedExpression(_ text: String, at locator: Locator) throws -> (Expression, Locator) {
     if let (e, shift) = expressionCache[text] { return (e, locator.shifted(by: shift)) }
-    var source = text.trimmingCharacters(in: .whitespaces)
-    var shift = text.prefix { $0.isWhitespace }.count
-    if source.hasPrefix("${"), source.hasSuffix("}") {
-      source = String(source.dropFirst(2).dropLast())
-      shift += 2
+    let (e, shift) = try ParsedBindings.shared.expression(text) {
+      var source = text.trimmingCharacters(in: .whitespaces)
+      var shift = text.prefix { $0.isWhitespace }.count
+      if source.hasPrefix("${"), source.hasSuffix("}") {
+        source = String(source.dropFirst(2).dropLast())
+        shift += 2
+      }
+      return (try Interpolation.expression(source, at: locator.shifted(by: shift)), shift)
     }
-    let shifted = locator.shifted(by: shift)
-    let e = try Interpolation.expression(source, at: shifted)
     expressionCache[text] = (e, shift)
-    return (e, shifted)
+    return (e, locator.shifted(by: shift))
   }
 }
 

@@ -313,7 +313,7 @@ final class TemplateRenderer {
   /// A string's parts, parsed once per template text.
   func interpolation(_ text: String, at locator: Locator) throws -> [Interpolation.Part] {
     if let parts = interpolationCache[text] { return parts }
-    let parts = try Interpolation.parse(text, at: locator)
+    let parts = try ParsedBindings.shared.interpolation(text) { try Interpolation.parse(text, at: locator) }
     interpolationCache[text] = parts
     return parts
   }
