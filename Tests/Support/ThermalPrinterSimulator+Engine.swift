@@ -28,6 +28,10 @@ struct SimulatedCommandParser {
   private var pending: [UInt8] = []
   private var starRaster = false
   private var star = false
+  /// Bytes of the stream parsed before `pending`, and the last of them (a refused byte names
+  /// where it came and what came before it, so a misread stream can be traced).
+  private var consumed = 0
+  private var recent: [UInt8] = []
 
   mutating func parse(_ bytes: ArraySlice<UInt8>) -> [SimulatedCommand] {
     pending += bytes
@@ -37,8 +41,16 @@ struct SimulatedCommandParser {
       commands.append(SimulatedCommand(kind: kind, bytes: Array(pending[i..<(i + length)])))
       i += length
     }
+    recent = Array((recent + pending[0..<i]).suffix(24))
+    consumed += i
     pending.removeFirst(i)
     return commands
+  }
+
+  /// Where byte `i` of `pending` is in the stream, and the bytes before it, in hex.
+  private func place(_ i: Int) -> String {
+    let before = (recent + pending[0..<i]).suffix(24).map { String(format: "%02x", $0) }.joined(separator: " ")
+    return " (stream byte \(consumed + i), after: \(before))"
   }
 
   /// The command at `i` and its length; nil: it is not complete yet.
@@ -126,7 +138,7 @@ struct SimulatedCommandParser {
     case 0x1A where star && !starRaster: return (.drawer(5), 1)
     default:
       // Text or a control this simulator does not print (receipt sends raster only).
-      return (.refused(String(format: "byte 0x%02X", p[i])), 1)
+      return (.refused(String(format: "byte 0x%02X", p[i]) + place(i)), 1)
     }
   }
 }
