@@ -21,6 +21,20 @@ public struct GrayImage: Hashable, Sendable {
   /// 16 megapixels); errors are ``LayoutError/image(_:)``.
   public static func decode(_ data: Data) throws -> GrayImage { try ImageDecoder.decode(data) }
 
+  /// Hashes the size and up to 512 evenly spaced pixels: equal images hash equal, and a logo's
+  /// hash costs the same whatever its size (caches look images up for every receipt).
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(width)
+    hasher.combine(height)
+    let step = max(1, pixels.count / 512)
+    pixels.withUnsafeBufferPointer { buffer in
+      var sample = [UInt8]()
+      sample.reserveCapacity(513)
+      for i in stride(from: 0, to: buffer.count, by: step) { sample.append(buffer[i]) }
+      sample.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+  }
+
   /// Whether `data` starts like a PNG or a JPEG file.
   public static func isImage(_ data: Data) -> Bool { (try? ImageDecoder.format(of: data)) != nil }
 }

@@ -39,6 +39,14 @@ public final class ReceiptLayoutEngine: Sendable {
   /// Words served from the word shape cache so far (tests check that it is used).
   var wordCacheHits: Int { state.withLock { $0.text.words.hits } }
 
+  /// Texts prepared afresh and texts served prepared, so far (tests check the paragraph cache).
+  var paragraphCounts: (prepared: Int, kept: Int) {
+    state.withLock { ($0.text.preparedTexts, $0.text.keptHits) }
+  }
+
+  /// Forgets every prepared paragraph (tests compare with fresh preparation).
+  func forgetParagraphs() { state.withLock { $0.text.forgetParagraphs() } }
+
   /// Whether fontconfig's configuration has been loaded (a font match cache miss or fallback).
   var hasLoadedFontconfig: Bool { state.withLock { $0.fonts.hasLoadedFontconfig } }
 
@@ -48,7 +56,6 @@ public final class ReceiptLayoutEngine: Sendable {
       _ = state.fonts.takeWarnings()
       state.fonts.allowedDirectories = document.fontDirectories
       state.text.monochrome = document.pageSetup.monochrome
-      state.text.forgetParagraphs()
       var layouter = BlockLayouter(text: state.text, setup: document.pageSetup)
       var receipt = try layouter.layout(document)
       receipt.warnings = state.fonts.takeWarnings()
@@ -66,7 +73,6 @@ public final class ReceiptLayoutEngine: Sendable {
   /// The height a text takes at a width, unrounded, under the `.usesFontLeading` rule.
   public func measure(_ text: AttributedText, width: Double) throws -> Double {
     try state.withLock { state in
-      state.text.forgetParagraphs()
       return try state.text.layout(text, width: width).height
     }
   }
@@ -74,7 +80,6 @@ public final class ReceiptLayoutEngine: Sendable {
   /// The number of lines a text takes at a width.
   public func lineCount(_ text: AttributedText, width: Double) throws -> Int {
     try state.withLock { state in
-      state.text.forgetParagraphs()
       return try state.text.layout(text, width: width).lineCount
     }
   }
@@ -82,7 +87,6 @@ public final class ReceiptLayoutEngine: Sendable {
   /// The lines a text breaks into at a width, as strings (trailing spaces removed).
   public func lines(_ text: AttributedText, width: Double) throws -> [String] {
     try state.withLock { state in
-      state.text.forgetParagraphs()
       let box = try state.text.layout(text, width: width)
       var lines: [(y: Double, x: Double, text: String)] = []
       for case .glyphs(let run) in box.items { lines.append((run.origin.y, run.origin.x, run.text)) }

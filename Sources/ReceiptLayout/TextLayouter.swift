@@ -39,26 +39,42 @@ final class TextLayouter {
     return iterator
   }
 
-  /// Paragraphs prepared lately: a row asks for a cell's natural and narrowest widths before it
-  /// lays the cell out, and each would shape the text again.
-  private var recent: [RecentKey: [Paragraph]] = [:]
-  private struct RecentKey: Hashable {
+  /// Paragraphs prepared already (itemized, shaped, break points found), by everything that
+  /// decides them: a row asks for a cell's natural and narrowest widths before it lays the cell
+  /// out, and the next receipt of a batch or a daemon's day repeats the store's header, the
+  /// footer and most item names. Bounded: at most ``keptParagraphLimit`` texts; when full it
+  /// starts again empty.
+  private var kept: [KeptKey: [Paragraph]] = [:]
+  private struct KeptKey: Hashable {
     var text: AttributedText
     var mode: LineBreakMode
     var monochrome: Bool
+    /// The fonts a document may use beside fontconfig's (`<receipt fonts=…>`): they decide
+    /// which font a family names.
+    var fontDirectories: [String]
   }
+  static let keptParagraphLimit = 1024
+  /// Texts prepared afresh, and served from ``kept`` (tests check that both happen).
+  private(set) var preparedTexts = 0
+  private(set) var keptHits = 0
 
-  /// Empties the paragraph cache: it serves one layout (a cell measured, then laid out), not the
-  /// next document.
-  func forgetParagraphs() { recent.removeAll(keepingCapacity: true) }
+  /// Forgets every prepared paragraph (tests compare kept paragraphs with fresh ones).
+  func forgetParagraphs() { kept.removeAll(keepingCapacity: true) }
 
   /// Splits text into paragraphs at `\n` and prepares each (itemized, shaped, break points).
   func paragraphs(of text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
-    let key = RecentKey(text: text, mode: mode, monochrome: monochrome)
-    if let paragraphs = recent[key] { return paragraphs }
+    let key = KeptKey(text: text, mode: mode, monochrome: monochrome, fontDirectories: fonts.allowedDirectories)
+    if let paragraphs = kept[key] {
+      // What preparing would have done beside shaping, done again for this document: each
+      // font file named by path is checked, and a missing family's warning is given.
+      for run in text.runs { _ = try fonts.chain(for: run.attributes.font) }
+      keptHits += 1
+      return paragraphs
+    }
     let paragraphs = try preparing(text, mode: mode)
-    if recent.count >= 16 { recent.removeAll(keepingCapacity: true) }
-    recent[key] = paragraphs
+    preparedTexts += 1
+    if kept.count >= Self.keptParagraphLimit { kept.removeAll(keepingCapacity: true) }
+    kept[key] = paragraphs
     return paragraphs
   }
 

@@ -21,9 +21,9 @@ struct LocalizedStrings {
     var chain = own + (templateLocale.map(names) ?? []) + ["en"]
     chain = chain.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
     var found: [String] = []
+    let strings = directory.path + "/Strings/"
     for name in chain.reversed() {  // most specific last, so it wins
-      let url = directory.appendingPathComponent("Strings").appendingPathComponent("\(name).json")
-      if let object = ParsedFileCache.shared.strings(at: url) {
+      if let object = ParsedFileCache.shared.strings(at: strings + name + ".json") {
         table.merge(object) { _, specific in specific }
         found.append(name)
       }

@@ -21,6 +21,7 @@ final class ParsedFileCache: @unchecked Sendable {
   private let lock = NSLock()
   private var documents: [String: (stamp: Stamp, document: MarkupDocument)] = [:]
   private var tables: [String: (stamp: Stamp, table: [String: String]?)] = [:]
+  private var sheets: [String: (stamp: Stamp, sheet: JSONValue)] = [:]
 
   /// What identifies a file's version.
   struct Stamp: Equatable {
@@ -41,29 +42,43 @@ final class ParsedFileCache: @unchecked Sendable {
     }
   }
 
-  /// The parsed template at `url`, parsing it with `parse` when it is not kept or has changed.
-  func document(at url: URL, parse: () throws -> MarkupDocument) throws -> MarkupDocument {
-    guard let stamp = Stamp(url.path) else { return try parse() }
-    if let kept = lock.withLock({ documents[url.path] }), kept.stamp == stamp { return kept.document }
+  /// The parsed template at `path`, parsing it with `parse` when it is not kept or has changed.
+  func document(at path: String, parse: () throws -> MarkupDocument) throws -> MarkupDocument {
+    guard let stamp = Stamp(path) else { return try parse() }
+    if let kept = lock.withLock({ documents[path] }), kept.stamp == stamp { return kept.document }
     let document = try parse()
     lock.withLock {
       if documents.count >= Self.limit { documents = [:] }
-      documents[url.path] = (stamp, document)
+      documents[path] = (stamp, document)
     }
     return document
   }
 
+  /// The parsed style sheet at `path` (its JSON), parsing it with `parse` when it is not kept or
+  /// has changed. A sheet whose classes are malformed is still kept: merging it reports the
+  /// error, every time.
+  func styleSheet(at path: String, parse: () throws -> JSONValue) throws -> JSONValue {
+    guard let stamp = Stamp(path) else { return try parse() }
+    if let kept = lock.withLock({ sheets[path] }), kept.stamp == stamp { return kept.sheet }
+    let sheet = try parse()
+    lock.withLock {
+      if sheets.count >= Self.limit { sheets = [:] }
+      sheets[path] = (stamp, sheet)
+    }
+    return sheet
+  }
+
   /// A strings file (`Strings/de.json`): its table, nil when it is missing or not a JSON object
   /// of strings.
-  func strings(at url: URL) -> [String: String]? {
-    guard let stamp = Stamp(url.path) else { return nil }
-    if let kept = lock.withLock({ tables[url.path] }), kept.stamp == stamp { return kept.table }
-    let table = (try? Data(contentsOf: url)).flatMap {
+  func strings(at path: String) -> [String: String]? {
+    guard let stamp = Stamp(path) else { return nil }
+    if let kept = lock.withLock({ tables[path] }), kept.stamp == stamp { return kept.table }
+    let table = (try? Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false))).flatMap {
       try? JSONSerialization.jsonObject(with: $0) as? [String: String]
     }
     lock.withLock {
       if tables.count >= Self.limit { tables = [:] }
-      tables[url.path] = (stamp, table)
+      tables[path] = (stamp, table)
     }
     return table
   }

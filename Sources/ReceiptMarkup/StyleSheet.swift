@@ -6,14 +6,25 @@ import Foundation
 /// attributes override classes.
 struct StyleSheet {
   private(set) var classes: [String: [String: String]] = [:]
+  /// Class lists already resolved (a repeated row asks for the same list for every item).
+  private var resolved: [String: [String: String]] = [:]
 
   mutating func merge(json data: Data, source: String, at location: SourceLocation) throws {
-    let parsed: JSONValue
+    try merge(try Self.parse(data, source: source, at: location), source: source, at: location)
+  }
+
+  /// A style sheet file's JSON, parsed (kept by ``ParsedFileCache`` while the file is unchanged).
+  static func parse(_ data: Data, source: String, at location: SourceLocation) throws -> JSONValue {
     do {
-      parsed = try JSONParser.parse(data, name: source)
+      return try JSONParser.parse(data, name: source)
     } catch let error as TemplateError {
       throw TemplateError(location, "style sheet \(error)")
     }
+  }
+
+  /// Merges a parsed style sheet: its classes override earlier ones property by property.
+  mutating func merge(_ parsed: JSONValue, source: String, at location: SourceLocation) throws {
+    resolved = [:]
     guard case .object(let sheet) = parsed else {
       throw TemplateError(
         location, "style sheet \(source) must be a JSON object of classes, each an object of properties")
@@ -37,7 +48,8 @@ struct StyleSheet {
 
   /// The properties of the classes in a `class` attribute, in order: names separated by commas
   /// or spaces (`money, small` or `money small`, as in CSS); later classes win.
-  func properties(for classList: String, at location: SourceLocation) throws -> [String: String] {
+  mutating func properties(for classList: String, at location: SourceLocation) throws -> [String: String] {
+    if let known = resolved[classList] { return known }
     var result: [String: String] = [:]
     for name in classList.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map(String.init) {
       guard let properties = classes[name] else {
@@ -45,6 +57,7 @@ struct StyleSheet {
       }
       result.merge(properties) { _, new in new }
     }
+    if resolved.count < 256 { resolved[classList] = result }
     return result
   }
 }

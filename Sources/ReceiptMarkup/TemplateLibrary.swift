@@ -1,6 +1,10 @@
 public import Foundation
 import ReceiptModel
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The templates directory: loads templates, style sheets, strings and images by name, never
 /// from outside the directory.
 public struct TemplateLibrary: Sendable {
@@ -16,7 +20,11 @@ public struct TemplateLibrary: Sendable {
         file: directory.path, message: "templates directory not found; give --templates DIR or set RECEIPT_TEMPLATES")
     }
     self.directory = directory.resolvingSymlinksInPath().standardizedFileURL
+    realDirectory = Self.realPath(self.directory.path) ?? self.directory.path
   }
+
+  /// The directory as `realpath(3)` resolves it: what every file's resolved path starts with.
+  private let realDirectory: String
 
   /// The names of the templates (`.xml` files at the top level).
   public func templateNames() throws -> [String] {
@@ -58,47 +66,66 @@ public struct TemplateLibrary: Sendable {
     return false
   }
 
-  /// A file inside the directory by relative name (`header`, `header.xml`, `logos/cafe.png`).
-  /// Absolute paths, `..`, and symlinks leading out are refused.
-  func file(_ name: String, defaultExtension: String?, at location: SourceLocation?) throws -> URL {
+  /// The characters a file name inside the directory may use.
+  private static let nameCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_./"))
+
+  /// A file inside the directory by relative name (`header`, `header.xml`, `logos/cafe.png`):
+  /// its path with every symlink resolved (`realpath(3)`). Absolute paths, `..`, and symlinks
+  /// leading out are refused. Called for every include, style sheet and image of every receipt,
+  /// so it works on path strings, without Foundation's URL machinery.
+  func file(_ name: String, defaultExtension: String?, at location: SourceLocation?) throws -> String {
     func fail(_ message: String) -> TemplateError {
       location.map { TemplateError($0, message) } ?? TemplateError(file: name, message: message)
     }
-    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_./"))
     guard !name.isEmpty, !name.hasPrefix("/"), !name.split(separator: "/").contains(".."),
-      name.unicodeScalars.allSatisfy(allowed.contains)
+      name.unicodeScalars.allSatisfy(Self.nameCharacters.contains)
     else {
       throw fail("'\(name)' is not a name inside the templates directory (no absolute paths, no '..')")
     }
-    var url = directory.appendingPathComponent(name)
-    if let ext = defaultExtension, url.pathExtension.isEmpty { url.appendPathExtension(ext) }
-    let resolved = url.resolvingSymlinksInPath().standardizedFileURL
-    guard resolved.path.hasPrefix(directory.path + "/") else {
-      throw fail("'\(name)' leads outside the templates directory")
-    }
-    guard FileManager.default.fileExists(atPath: resolved.path) else {
+    var path = directory.path + "/" + name
+    let last = name.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+    if let ext = defaultExtension, !Self.hasExtension(last) { path += "." + ext }
+    guard let resolved = Self.realPath(path) else {
       let known = (try? templateNames()) ?? []
-      var message = "no file '\(url.lastPathComponent)' in the templates directory"
+      let shown = path.split(separator: "/").last.map(String.init) ?? name
+      var message = "no file '\(shown)' in the templates directory"
       if let near = suggestion(for: name, among: known) { message += "; did you mean '\(near)'?" }
       throw fail(message)
+    }
+    guard resolved.hasPrefix(realDirectory + "/") else {
+      throw fail("'\(name)' leads outside the templates directory")
     }
     return resolved
   }
 
+  /// Whether a file name has an extension as `URL.pathExtension` sees one (a dot neither first
+  /// nor last).
+  static func hasExtension(_ name: Substring) -> Bool {
+    guard let dot = name.lastIndex(of: ".") else { return false }
+    return dot != name.startIndex && name.index(after: dot) != name.endIndex
+  }
+
+  /// `realpath(3)`: the path with every symlink, `.` and `//` resolved; nil when a component
+  /// does not exist.
+  static func realPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
   /// Reads a regular file of at most `limit` bytes; anything else is a template error.
-  func read(_ url: URL, limit: Int, at location: SourceLocation?) throws -> Data {
+  func read(_ path: String, limit: Int, at location: SourceLocation?) throws -> Data {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
     func fail(_ message: String) -> TemplateError {
-      location.map { TemplateError($0, "\(url.lastPathComponent): \(message)") }
-        ?? TemplateError(file: url.path, message: message)
+      location.map { TemplateError($0, "\(name): \(message)") } ?? TemplateError(file: path, message: message)
     }
-    let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-    guard attributes?[.type] as? FileAttributeType == .typeRegular else {
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
       throw fail("not a regular file (a directory or a device?); name a file")
     }
-    let size = attributes?[.size] as? Int ?? 0
-    guard size <= limit else { throw fail("\(size) bytes; the limit is \(limit)") }
+    guard info.st_size <= limit else { throw fail("\(info.st_size) bytes; the limit is \(limit)") }
     do {
-      let data = try Data(contentsOf: url)
+      let data = try Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false))
       guard data.count <= limit else { throw fail("\(data.count) bytes; the limit is \(limit)") }
       return data
     } catch let error as TemplateError {

@@ -123,7 +123,7 @@ final class TemplateRenderer {
   var expandedElements = 0
   var includes = 0
   /// Parsed templates by file, so a fragment included many times is read and parsed once.
-  private var loaded: [URL: MarkupDocument] = [:]
+  private var loaded: [String: MarkupDocument] = [:]
   var includeStack: [String] = []
   /// Missing values bind "0" silently (validating a template without data).
   var placeholders = false
@@ -273,13 +273,13 @@ final class TemplateRenderer {
       }
       return try MarkupParser.parse(source, file: "\(name).xml")
     }
-    let url = try library.file(name, defaultExtension: "xml", at: location)
-    if let document = loaded[url] { return document }
-    let document = try ParsedFileCache.shared.document(at: url) {
+    let path = try library.file(name, defaultExtension: "xml", at: location)
+    if let document = loaded[path] { return document }
+    let document = try ParsedFileCache.shared.document(at: path) {
       try MarkupParser.parse(
-        try library.read(url, limit: MarkupParser.maxBytes, at: location), file: url.lastPathComponent)
+        try library.read(path, limit: MarkupParser.maxBytes, at: location), file: Self.fileName(path))
     }
-    loaded[url] = document
+    loaded[path] = document
     return document
   }
 
@@ -289,11 +289,19 @@ final class TemplateRenderer {
       if text.hasPrefix("{") {
         try styles.merge(json: Data(text.utf8), source: "the inline style sheet", at: pi.location)
       } else {
-        let url = try library.file(text, defaultExtension: "json", at: pi.location)
-        try styles.merge(
-          json: try library.read(url, limit: 1 << 20, at: pi.location), source: url.lastPathComponent, at: pi.location)
+        let path = try library.file(text, defaultExtension: "json", at: pi.location)
+        let source = Self.fileName(path)
+        let sheet = try ParsedFileCache.shared.styleSheet(at: path) {
+          try StyleSheet.parse(try library.read(path, limit: 1 << 20, at: pi.location), source: source, at: pi.location)
+        }
+        try styles.merge(sheet, source: source, at: pi.location)
       }
     }
+  }
+
+  /// The last component of a path.
+  static func fileName(_ path: String) -> String {
+    path.split(separator: "/").last.map(String.init) ?? path
   }
 
   // MARK: - Bindings

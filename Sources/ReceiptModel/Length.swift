@@ -39,13 +39,13 @@ public struct Length: Hashable, Sendable, Comparable, CustomStringConvertible {
   ///
   /// A bare number is points. Returns `nil` for anything else.
   public init?(parsing text: String, resolution: Resolution = .dpi203) {
-    let s = text.trimmingCharacters(in: .whitespaces).lowercased()
+    let s = Self.trimmed(text).lowercased()
     let units: [(String, (Double) -> Length)] = [
       ("dots", { .dots($0, at: resolution) }), ("dot", { .dots($0, at: resolution) }),
       ("mm", { .mm($0) }), ("pt", { .pt($0) }), ("in", { .inches($0) }),
     ]
     for (suffix, make) in units where s.hasSuffix(suffix) {
-      guard let value = Double(s.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)),
+      guard let value = Double(Self.trimmed(String(s.dropLast(suffix.count)))),
         value.isFinite
       else { return nil }
       self = make(value)
@@ -53,6 +53,18 @@ public struct Length: Hashable, Sendable, Comparable, CustomStringConvertible {
     }
     guard let value = Double(s), value.isFinite else { return nil }
     self = .pt(value)
+  }
+
+  /// `text` without leading and trailing `.whitespaces`; Foundation is asked only when an end
+  /// is not a plain ASCII character (template attributes are parsed for every element of every
+  /// receipt, and bridging to `NSString` cost more than the parse).
+  static func trimmed(_ text: String) -> String {
+    if let first = text.utf8.first, let last = text.utf8.last, first < 0x80, last < 0x80,
+      first != 0x20, first != 0x09, last != 0x20, last != 0x09
+    {
+      return text
+    }
+    return text.trimmingCharacters(in: .whitespaces)
   }
 }
 

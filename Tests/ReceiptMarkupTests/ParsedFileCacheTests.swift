@@ -33,3 +33,30 @@ import Testing
     }
   }
 }
+
+/// Style sheets are parsed once per process too, and read again when they change.
+@Suite struct ParsedStyleSheetTests {
+  let template = "<?properties styles?><receipt><text class=\"big\">x</text></receipt>"
+
+  @Test func aChangedStyleSheetIsReadAgain() throws {
+    let fixture = try TemplateFixture(["t.xml": template, "styles.json": #"{"big": {"size": 14}}"#])
+    #expect(try fixture.render().firstSize == 14)
+    try #"{"big": {"size": 20}}"#.write(
+      to: fixture.directory.appendingPathComponent("styles.json"), atomically: true, encoding: .utf8)
+    #expect(try fixture.render().firstSize == 20)
+  }
+
+  @Test func aBrokenStyleSheetReportsItsErrorEveryTime() throws {
+    for sheet in [#"{"big": {"size": 14"#, #"{"big": [1, 2]}"#] {
+      let fixture = try TemplateFixture(["t.xml": template, "styles.json": sheet])
+      for _ in 0..<2 {
+        #expect(throws: TemplateError.self) { try fixture.render() }
+      }
+    }
+  }
+}
+
+extension RenderedTemplate {
+  /// The font size of the first text block.
+  fileprivate var firstSize: Double? { firstText?.runs.first?.attributes.font.size }
+}

@@ -2,13 +2,16 @@ import ReceiptModel
 import Testing
 
 @Suite struct LengthTests {
-  @Test(arguments: [("80mm", 226.771653), ("9pt", 9), ("0.125in", 9), ("12", 12), ("203dots", 72)])
+  @Test(arguments: [
+    ("80mm", 226.771653), ("9pt", 9), ("0.125in", 9), ("12", 12), ("203dots", 72), (" 3 mm ", 8.503937),
+    ("\u{00A0}9PT\u{2003}", 9), ("\t12 pt", 12), ("1e1pt", 10),
+  ])
   func parsing(text: String, points: Double) throws {
     let length = try #require(Length(parsing: text))
     #expect(abs(length.points - points) < 1e-5)
   }
 
-  @Test(arguments: ["", "mm", "abc", "12furlongs", "nanmm"])
+  @Test(arguments: ["", "mm", "abc", "12furlongs", "nanmm", "9\npt", "é9pt", "9pté", "\u{00A0}"])
   func rejects(text: String) { #expect(Length(parsing: text) == nil) }
 
   @Test func dotsAt203dpi() {

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Images already decoded, by their file's bytes: the same logo on every receipt of a batch (or
+/// of a daemon's day) is decoded once, and every receipt then shares one ``GrayImage`` — whose
+/// pixels compare equal by identity, so the dot cache downstream finds it at once.
+///
+/// Bounded: at most ``capacity`` images of at most ``maximumPixels`` pixels each; when full it
+/// starts again empty. Failed decodes are not kept (a broken image reports its error every time).
+final class DecodedImageCache: Sendable {
+  static let capacity = 16
+  static let maximumPixels = 4_000_000
+
+  /// The process's cache.
+  static let shared = DecodedImageCache()
+
+  private let images = Locked<[Data: GrayImage]>([:])
+
+  /// The decoded image of `data`, decoding it (bounded: see ``ImageDecoder``) when not kept.
+  func image(_ data: Data) throws -> GrayImage {
+    if let kept = images.withLock({ $0[data] }) { return kept }
+    let image = try ImageDecoder.decode(data)
+    guard image.width * image.height <= Self.maximumPixels else { return image }
+    images.withLock { images in
+      if images.count >= Self.capacity { images.removeAll(keepingCapacity: true) }
+      images[data] = image
+    }
+    return image
+  }
+
+  /// Forgets every image (tests compare cached decodes with fresh ones).
+  package func removeAll() { images.withLock { $0.removeAll() } }
+
+  /// How many images are kept.
+  package var count: Int { images.withLock { $0.count } }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import ReceiptModel
+import Testing
+
+@testable import ReceiptLayout
+
+/// Paragraphs are prepared (itemized, shaped, break points found) once and kept across
+/// documents: the next receipt of a batch repeats the header, the footer and most item names.
+/// A kept paragraph must lay out exactly as a freshly prepared one, and a document served from
+/// the cache must still get its own font warnings.
+@Suite struct KeptParagraphsTests {
+  /// Receipt-like documents in the shipped locales' scripts, at two widths, with hyphenation,
+  /// tabs, bidi and CJK.
+  func documents() -> [ReceiptDocument] {
+    let tabs = ParagraphStyle(tabStops: [TabStop(location: -0.001, alignment: .right, leader: ".")])
+    let german = ParagraphStyle(hyphenation: .auto)
+    let texts: [AttributedText] = [
+      AttributedText("Caffè latte × 2\t7,00 €\nCroissant\t2,50 €", paragraphStyle: tabs),
+      AttributedText(
+        "Donaudampfschifffahrtsgesellschaftskapitän Rechnungsbetrag Mehrwertsteuer",
+        attributes: TextAttributes(language: "de"), paragraphStyle: german),
+      AttributedText("شكرا لزيارتكم — المجموع ٣٤٫٥٠ ر.س", attributes: TextAttributes(language: "ar")),
+      AttributedText("ご来店ありがとうございました。領収書 合計 ¥1,280", attributes: TextAttributes(language: "ja")),
+      AttributedText("Merci de votre visite ! Total TTC : 12,40 €", attributes: TextAttributes(language: "fr")),
+    ]
+    return [PageSetup(), PageSetup(paper: .mm58)].map { setup in
+      ReceiptDocument(pageSetup: setup, blocks: texts.map { .text($0) })
+    }
+  }
+
+  @Test func keptParagraphsLayOutAsFreshOnes() throws {
+    let kept = try ReceiptLayoutEngine()
+    let fresh = try ReceiptLayoutEngine()
+    for round in 0..<3 {
+      for document in documents() {
+        fresh.forgetParagraphs()
+        #expect(try kept.layout(document) == (try fresh.layout(document)), "round \(round)")
+      }
+    }
+    let counts = kept.paragraphCounts
+    // Each text is prepared once (both widths share it); later rounds are served kept.
+    #expect(counts.prepared == 5)
+    #expect(counts.kept >= 25)
+  }
+
+  @Test func aDocumentServedFromTheCacheStillWarnsOfAMissingFont() throws {
+    let engine = try ReceiptLayoutEngine()
+    let missing = TextAttributes(font: FontDescriptor(families: ["No Such Font Family", "DejaVu Sans"], size: 9))
+    let document = ReceiptDocument(blocks: [.text(AttributedText("Total 9,99", attributes: missing))])
+    let first = try engine.layout(document)
+    let second = try engine.layout(document)
+    #expect(engine.paragraphCounts.kept >= 1)
+    #expect(first.warnings.contains { $0.contains("No Such Font Family") })
+    #expect(second.warnings == first.warnings)
+  }
+
+  @Test func aFullCacheStartsAgain() throws {
+    let engine = try ReceiptLayoutEngine()
+    let limit = TextLayouter.keptParagraphLimit
+    for i in 0..<(limit + 10) {
+      _ = try engine.layout(ReceiptDocument(blocks: [.text(AttributedText("item \(i)"))]))
+    }
+    #expect(engine.paragraphCounts.prepared == limit + 10)
+    // The first texts were dropped when the cache started again: prepared afresh.
+    _ = try engine.layout(ReceiptDocument(blocks: [.text(AttributedText("item 0"))]))
+    #expect(engine.paragraphCounts.prepared == limit + 11)
+    // The last ones are still kept.
+    _ = try engine.layout(ReceiptDocument(blocks: [.text(AttributedText("item \(limit + 9)"))]))
+    #expect(engine.paragraphCounts.prepared == limit + 11)
+  }
+}
