@@ -84,14 +84,20 @@ extension ReceiptEngine {
   func prepare(_ laidOut: LaidOutReceipt, printer: any Printer, request: PrintRequest, name: String) throws
     -> PreparedPrint
   {
-    let job = PrintJob(
-      name: name, copies: request.copies, options: request.options, holdWhenStopped: request.holdWhenStopped,
-      model: request.model, processID: request.processID ?? (request.wait ? Self.processID() : nil),
-      shouldStop: request.shouldStop)
+    let job = Self.job(request, name: name)
     try printer.capabilities.check(laidOut, printer: printer.name)
     if let archive = request.archive { try archive(try PrintPath.pdf.encode(laidOut)) }
     return PreparedPrint(
       printer: printer, job: job, receipt: laidOut, document: try printer.encode(laidOut, job: job),
       wait: request.wait, resolution: laidOut.pageSetup.resolution)
+  }
+
+  /// The print job a request asks for (a process ID of its own when it waits for a printer that
+  /// confirms prints).
+  static func job(_ request: PrintRequest, name: String) -> PrintJob {
+    PrintJob(
+      name: name, copies: request.copies, options: request.options, holdWhenStopped: request.holdWhenStopped,
+      model: request.model, processID: request.processID ?? (request.wait ? Self.processID() : nil),
+      shouldStop: request.shouldStop)
   }
 }

@@ -102,15 +102,32 @@ extension ReceiptEngine {
   /// Prints a document, reading top to bottom: find the printer → is it ready → lay out at its
   /// resolution → check the paper against its media (before anything is drawn) → draw and
   /// encode → send → follow the job (when asked to wait). ``prepare(_:request:)`` and
-  /// ``send(_:)`` are its two halves, for a caller that records something in between.
+  /// ``send(_:)`` are its two halves, for a caller that records something in between. A printer
+  /// that streams (a raw socket taking ESC/POS, one copy, no confirmation, no archive) is sent
+  /// each band as soon as it is drawn and encoded instead (``StreamingPrinter``).
   public func print(_ document: ReceiptDocument, request: PrintRequest) throws -> PrintResult {
-    try send(try prepare(document, request: request))
+    let planned = try plan(document, request: request)
+    if request.archive == nil, let result = try stream(planned, request: request) { return result }
+    return try send(
+      try ReceiptError.wrapping {
+        try prepare(planned.receipt, printer: planned.printer, request: request, name: planned.name)
+      })
   }
 
   /// Everything before the first byte goes to the printer: the printer opened, the receipt laid
   /// out at its resolution, checked against its paper, archived (``PrintRequest/archive``), drawn
   /// and encoded.
   public func prepare(_ document: ReceiptDocument, request: PrintRequest) throws -> PreparedPrint {
+    let planned = try plan(document, request: request)
+    return try ReceiptError.wrapping {
+      try prepare(planned.receipt, printer: planned.printer, request: request, name: planned.name)
+    }
+  }
+
+  /// The printer opened and the receipt laid out at its resolution.
+  private func plan(_ document: ReceiptDocument, request: PrintRequest) throws
+    -> (printer: any Printer, receipt: LaidOutReceipt, name: String)
+  {
     guard (1...99).contains(request.copies) else { throw ReceiptError(.data, "copies must be between 1 and 99") }
     let receiptID = String(UUID().uuidString.prefix(8)).lowercased()
     return try ReceiptError.wrapping {
@@ -120,9 +137,26 @@ extension ReceiptEngine {
       if let dpi = capabilities.resolution { document.pageSetup.resolution = Resolution(dpi: dpi) }
       document.pageSetup.monochrome = capabilities.format != .pdf
       let laidOut = try layout(document)
-      return try prepare(
-        laidOut, printer: printer, request: request,
-        name: request.jobName ?? "receipt-\(receiptID) \(document.title)")
+      return (printer, laidOut, request.jobName ?? "receipt-\(receiptID) \(document.title)")
+    }
+  }
+
+  /// Prints a laid-out receipt band by band as it is drawn, when its printer streams this job;
+  /// nil when it does not (the caller encodes the whole receipt and sends it).
+  private func stream(
+    _ planned: (printer: any Printer, receipt: LaidOutReceipt, name: String), request: PrintRequest
+  ) throws -> PrintResult? {
+    try ReceiptError.wrapping {
+      let (printer, laidOut) = (planned.printer, planned.receipt)
+      let job = Self.job(request, name: planned.name)
+      guard printer.streams(job) else { return nil }
+      try printer.capabilities.check(laidOut, printer: printer.name)
+      guard try printer.stream(laidOut, job: job) else { return nil }
+      return PrintResult(
+        jobID: nil, printer: printer.name, path: printer.capabilities.format, jobName: job.name, status: nil,
+        confirmed: false,
+        pages: laidOut.pages.map { PageMeasurement(page: $0, resolution: laidOut.pageSetup.resolution) },
+        warnings: laidOut.warnings)
     }
   }
 

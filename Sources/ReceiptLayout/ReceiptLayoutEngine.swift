@@ -44,8 +44,9 @@ public final class ReceiptLayoutEngine: Sendable {
     state.withLock { ($0.text.preparedTexts, $0.text.keptHits) }
   }
 
-  /// Forgets every prepared paragraph (tests compare with fresh preparation).
-  func forgetParagraphs() { state.withLock { $0.text.forgetParagraphs() } }
+  /// Forgets every prepared paragraph: tests compare with fresh preparation, and benchmarks
+  /// measure a receipt whose texts were never seen beside one whose texts were.
+  package func forgetParagraphs() { state.withLock { $0.text.forgetParagraphs() } }
 
   /// Whether fontconfig's configuration has been loaded (a font match cache miss or fallback).
   var hasLoadedFontconfig: Bool { state.withLock { $0.fonts.hasLoadedFontconfig } }

@@ -5,8 +5,11 @@ import ReceiptModel
 
 extension RasterRenderer {
   /// Draws an image or a color glyph run in gray on white at its dot position, dithers it (1-bit)
-  /// and darkens the page with it.
-  func composite(_ item: LaidOutItem, into page: inout RasterImage, scale: Double, painter: CairoPainter) throws {
+  /// and darkens the page with it. `page` may be a band of the page whose first row is `top`:
+  /// the item's dots are made whole (the same dither) and only the band's rows are darkened.
+  func composite(
+    _ item: LaidOutItem, into page: inout RasterImage, scale: Double, painter: CairoPainter, top: Int = 0
+  ) throws {
     let rect: Rect
     let method: DitherMethod
     switch item {
@@ -32,25 +35,28 @@ extension RasterRenderer {
         phaseY: rect.y * scale - Double(y0), scale: scale, dither: method, gray: page.bitsPerPixel == 8)
     }
     if let key, let dots = ImageDotCache.shared.dots(for: key) {
-      Self.darken(&page, with: dots, x0: x0, y0: y0, width: width, height: height)
+      Self.darken(&page, with: dots, x0: x0, y0: y0 - top, width: width, height: height)
       return
     }
     let dots = try dots(
       of: item, x0: x0, y0: y0, width: width, height: height, scale: scale, method: method,
       gray: page.bitsPerPixel == 8, painter: painter)
     if let key { ImageDotCache.shared.store(dots, for: key) }
-    Self.darken(&page, with: dots, x0: x0, y0: y0, width: width, height: height)
+    Self.darken(&page, with: dots, x0: x0, y0: y0 - top, width: width, height: height)
   }
 
   /// Darkens the page with an item's dots at (x0, y0).
   private static func darken(
     _ page: inout RasterImage, with dots: ImageDotCache.Dots, x0: Int, y0: Int, width: Int, height: Int
   ) {
+    // Only the rows inside the page (or band).
+    let first = max(0, -y0)
+    let rows = first..<max(first, min(height, page.height - y0))
     switch dots {
     case .gray(let gray):
-      for y in 0..<height { for x in 0..<width { page.darken(x: x0 + x, y: y0 + y, gray: gray[y * width + x]) } }
+      for y in rows { for x in 0..<width { page.darken(x: x0 + x, y: y0 + y, gray: gray[y * width + x]) } }
     case .black(let black):
-      for y in 0..<height { for x in 0..<width where black[y * width + x] { page.darken(x: x0 + x, y: y0 + y) } }
+      for y in rows { for x in 0..<width where black[y * width + x] { page.darken(x: x0 + x, y: y0 + y) } }
     }
   }
 

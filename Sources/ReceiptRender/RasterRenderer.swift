@@ -84,7 +84,7 @@ public struct RasterRenderer: Sendable {
 
   /// Copies an A8 surface (alpha = ink) into the canonical layout: gray 0 = black, or 1 bit per
   /// dot, MSB-first, packing eight alpha bytes at a time.
-  private static func image(from surface: CairoSurface, width: Int, height: Int, gray: Bool) throws -> RasterImage {
+  static func image(from surface: CairoSurface, width: Int, height: Int, gray: Bool) throws -> RasterImage {
     let (source, stride) = try surface.pixels()
     var image = RasterImage(width: width, height: height, bitsPerPixel: gray ? 8 : 1)
     let bytes = image.bytesPerLine

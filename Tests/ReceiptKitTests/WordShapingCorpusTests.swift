@@ -50,7 +50,10 @@ import Testing
 
   /// The layout, or the error's words (the 200-item order in Arabic is longer than a receipt may
   /// be: the message tells its length, which must also agree).
+  /// Paragraphs are prepared afresh each time (the engine would otherwise serve the warm layout
+  /// its kept paragraphs, and shape no word again).
   static func outcome(_ engine: ReceiptLayoutEngine, _ document: ReceiptDocument) -> Outcome {
+    engine.forgetParagraphs()
     do { return .laidOut(try engine.layout(document)) } catch { return .failed("\(error)") }
   }
 

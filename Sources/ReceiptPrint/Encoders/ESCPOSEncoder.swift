@@ -51,70 +51,20 @@ public struct ESCPOSEncoder: Sendable {
     return dpi / rowsPerUnit
   }
 
-  /// Encodes the raster pages of a receipt (`pages[i]` belongs to `receipt.pages[i]`).
+  /// Encodes the raster pages of a receipt (`pages[i]` belongs to `receipt.pages[i]`): the
+  /// ``Stream`` fed whole pages.
   public func encode(_ pages: [RasterImage], receipt: LaidOutReceipt) -> Data {
-    let dpi = receipt.pageSetup.resolution.dpi
-    var out = Data([0x1B, 0x40])  // ESC @: initialise
-    let unitsPerInch: Int
-    switch motion {
-    case .setToDots:
-      unitsPerInch = Self.dotUnit(dpi: dpi)
-      out += [0x1D, 0x50, 0, UInt8(unitsPerInch)]  // GS P x y: x = 0 keeps the horizontal default
-    case .printerDefault(let perInch):
-      unitsPerInch = perInch
-    }
+    var stream = Stream(self, receipt: receipt)
+    var out = stream.start()
     for (index, page) in pages.enumerated() {
-      let columns = RasterRenderer.printableColumns(pageWidth: page.width, setup: receipt.pageSetup)
-      let printable = page.cropped(x: columns.lowerBound, width: columns.count)
-      let bytesPerLine = printable.bytesPerLine
-      let data = printable.data
-      func isBlank(_ row: Int) -> Bool {
-        feedsBlankRows && data[(row * bytesPerLine)..<((row + 1) * bytesPerLine)].allSatisfy { $0 == 0 }
-      }
-      var y = 0
-      while y < printable.height {
-        if isBlank(y) {
-          var blank = 1
-          while y + blank < printable.height, isBlank(y + blank) { blank += 1 }
-          y += blank
-          out += Self.feed(rows: blank, dpi: dpi, unitsPerInch: unitsPerInch)
-          continue
-        }
-        var rows = 1
-        while rows < bandHeight, y + rows < printable.height, !isBlank(y + rows) { rows += 1 }
-        // A band is as wide as its rightmost dot: GS v 0 prints from the left margin, so the
-        // blank bytes to the right of a band need not be sent (the whole row when not feeding).
-        var bandBytes = bytesPerLine
-        if feedsBlankRows {
-          bandBytes = 1
-          for row in y..<(y + rows) {
-            let start = row * bytesPerLine
-            if let last = data[start..<(start + bytesPerLine)].lastIndex(where: { $0 != 0 }) {
-              bandBytes = max(bandBytes, last - start + 1)
-            }
-          }
-        }
-        out += Self.bandHeader(bytes: bandBytes, rows: rows)
-        for row in y..<(y + rows) {
-          out += data[(row * bytesPerLine)..<(row * bytesPerLine + bandBytes)]
-        }
-        y += rows
-      }
-      let laidOut = receipt.pages[index]
-      for case .drawerKick(let pin) in laidOut.commands {
-        // ESC p m t1 t2: m = 0 pin 2, 1 pin 5; 50 ms on, 500 ms off. `automatic` is pin 2 here:
-        // PrintPath resolves it from the printer model first.
-        out += [0x1B, 0x70, pin == .pin5 ? 1 : 0, 25, 250]
-      }
-      if let cut = laidOut.cut ?? finalCut {
-        out += [0x1D, 0x56, cut == .full ? 65 : 66, 0]  // GS V m n: feed to the cutter, then cut
-      }
+      out += stream.append(page)
+      out += stream.endPage(index)
     }
     return out
   }
 
   /// `GS v 0 m xL xH yL yH`: m = 0 (normal), x in bytes, y in dots.
-  private static func bandHeader(bytes: Int, rows: Int) -> [UInt8] {
+  static func bandHeader(bytes: Int, rows: Int) -> [UInt8] {
     [0x1D, 0x76, 0x30, 0x00, UInt8(bytes & 0xFF), UInt8(bytes >> 8), UInt8(rows & 0xFF), UInt8(rows >> 8)]
   }
 

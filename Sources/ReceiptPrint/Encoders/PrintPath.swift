@@ -47,12 +47,7 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
     case .escpos:
       try RasterRenderer().checkBudget(receipt, copies: copies)
       let pages = Array(repeating: try RasterRenderer().render(receipt), count: copies).flatMap { $0 }
-      var all = try Self.drawerPins(all, model: model)
-      if model?.cutter == "none" {
-        for i in all.pages.indices { all.pages[i].cut = nil }
-      } else if model?.cutter == "full" {
-        for i in all.pages.indices where all.pages[i].cut != nil { all.pages[i].cut = .full }
-      }
+      let all = try Self.deviceCommands(all, model: model)
       if model?.commandSet == "star" {
         return StarRasterEncoder(cutter: model?.cutter ?? "partial").encode(pages, receipt: all)
       }
@@ -72,6 +67,18 @@ extension PrintPath {
     case "full": .full
     default: .partial
     }
+  }
+
+  /// The receipt with drawer kicks on the model's pins (``drawerPins(_:model:)``) and its cuts as
+  /// the model's cutter makes them (none, or full only).
+  static func deviceCommands(_ receipt: LaidOutReceipt, model: PrinterModel?) throws -> LaidOutReceipt {
+    var receipt = try drawerPins(receipt, model: model)
+    if model?.cutter == "none" {
+      for i in receipt.pages.indices { receipt.pages[i].cut = nil }
+    } else if model?.cutter == "full" {
+      for i in receipt.pages.indices where receipt.pages[i].cut != nil { receipt.pages[i].cut = .full }
+    }
+    return receipt
   }
 
   /// The receipt with each drawer kick on a pin the printer has: `<drawer/>` without a pin kicks
@@ -97,5 +104,40 @@ extension PrintPath {
       }
     }
     return receipt
+  }
+}
+
+extension PrintPath {
+  /// Rows drawn at a time when streaming: about 32 mm at 203 dpi, the band a thermal printer
+  /// buffers (`GS v 0` bands are at most the model's band height anyway).
+  public static let streamRows = 256
+
+  /// Whether a receipt for `model` can go to a printer as it is drawn (ESC/POS; Star raster
+  /// needs each page whole).
+  public static func streams(model: PrinterModel?) -> Bool { model?.commandSet != "star" }
+
+  /// Draws and encodes a receipt as ESC/POS a band of `rows` rows at a time, handing the bytes
+  /// of each band to `send` as soon as they are final: the printer can start on the top of a
+  /// long receipt before its end is drawn. Concatenated, the bytes are exactly
+  /// `PrintPath.escpos.encode(receipt, model: model)` (one copy). Checks the raster budget
+  /// first, so nothing is sent for a receipt that cannot be drawn.
+  public static func streamESCPOS(
+    _ receipt: LaidOutReceipt, model: PrinterModel?, rows: Int = streamRows, send: (Data) throws -> Void
+  ) throws {
+    precondition(streams(model: model), "Star raster is sent whole pages")
+    let renderer = RasterRenderer()
+    try renderer.checkBudget(receipt)
+    let commands = try deviceCommands(receipt, model: model)
+    let encoder = ESCPOSEncoder(
+      bandHeight: model?.bandHeight ?? 256, finalCut: finalCut(model), motion: model?.motion ?? .setToDots)
+    var stream = ESCPOSEncoder.Stream(encoder, receipt: commands)
+    try send(stream.start())
+    for index in receipt.pages.indices {
+      try renderer.render(receipt, page: index, bands: rows) { _, band in
+        let bytes = stream.append(band)
+        if !bytes.isEmpty { try send(bytes) }
+      }
+      try send(stream.endPage(index))
+    }
   }
 }

@@ -9,7 +9,7 @@ public import ReceiptLayout
 /// Its state comes from ESC/POS real-time status (`DLE EOT 1…4`) where it answers; "done"
 /// means the printer confirmed the receipt printed (models with `process-id`, when the job asks)
 /// or else that the bytes were delivered.
-public struct SocketPrinter: Printer {
+public struct SocketPrinter: StreamingPrinter {
   public var host: String
   public var port: UInt16
 
@@ -68,6 +68,22 @@ public struct SocketPrinter: Printer {
     let fd = try connected(timeout: timeout)
     defer { close(fd) }
     try write(data, to: fd, timeout: timeout, shouldStop: shouldStop)
+  }
+
+  /// Connects and sends what `produce` hands over as it comes (each piece within `timeout` of
+  /// the printer's last progress, `shouldStop` asked while it takes nothing), then closes.
+  public func sendStreaming(job: PrintJob, _ produce: (_ send: (Data) throws -> Void) throws -> Void) throws {
+    let fd = try connected(timeout: 10)
+    defer { close(fd) }
+    var sent = 0
+    try produce { data in
+      do {
+        try write(data, to: fd, timeout: 10, shouldStop: job.shouldStop)
+      } catch PrintError.socket(let message) {
+        throw PrintError.socket("\(message) (\(sent) bytes of the receipt sent before)")
+      }
+      sent += data.count
+    }
   }
 
   /// A connected socket (the caller closes it).

@@ -1,0 +1,103 @@
+public import Foundation
+public import ReceiptLayout
+import ReceiptModel
+public import ReceiptRender
+
+extension ESCPOSEncoder {
+  /// The encoder as a state machine fed rows as they are drawn: a page may arrive in bands of
+  /// any height, and each call returns the bytes that are final so far (a raster band once it is
+  /// whole, a feed once the blank run ends), so a printer can be sent the top of a receipt while
+  /// the rest is drawn. ``ESCPOSEncoder/encode(_:receipt:)`` is this stream fed whole pages, so
+  /// both give the same bytes.
+  public struct Stream: Sendable {
+    let encoder: ESCPOSEncoder
+    let receipt: LaidOutReceipt
+    let dpi: Int
+    let unitsPerInch: Int
+    /// Printable rows of the current page not sent yet: a blank run, or rows of a band.
+    private var blankRows = 0
+    private var bandRows: [ArraySlice<UInt8>] = []
+    private var bytesPerLine = 0
+
+    /// Starts a stream for a receipt's pages (`ESC @`, and `GS P` when feeds are counted in dots).
+    public init(_ encoder: ESCPOSEncoder, receipt: LaidOutReceipt) {
+      self.encoder = encoder
+      self.receipt = receipt
+      dpi = receipt.pageSetup.resolution.dpi
+      switch encoder.motion {
+      case .setToDots: unitsPerInch = ESCPOSEncoder.dotUnit(dpi: dpi)
+      case .printerDefault(let perInch): unitsPerInch = perInch
+      }
+    }
+
+    /// The bytes before the first page: initialise, and set the vertical motion unit.
+    public func start() -> Data {
+      var out = Data([0x1B, 0x40])  // ESC @: initialise
+      if case .setToDots = encoder.motion {
+        out += [0x1D, 0x50, 0, UInt8(unitsPerInch)]  // GS P x y: x = 0 keeps the horizontal default
+      }
+      return out
+    }
+
+    /// The next rows of the current page (the full page width, as drawn): the bytes now final.
+    public mutating func append(_ rows: RasterImage) -> Data {
+      let columns = RasterRenderer.printableColumns(pageWidth: rows.width, setup: receipt.pageSetup)
+      let printable = rows.cropped(x: columns.lowerBound, width: columns.count)
+      bytesPerLine = printable.bytesPerLine
+      let data = printable.data
+      var out = Data()
+      for row in 0..<printable.height {
+        let line = data[(row * bytesPerLine)..<((row + 1) * bytesPerLine)]
+        if encoder.feedsBlankRows, line.allSatisfy({ $0 == 0 }) {
+          out += flushBand()
+          blankRows += 1
+          continue
+        }
+        out += flushFeed()
+        bandRows.append(line)
+        if bandRows.count == encoder.bandHeight { out += flushBand() }
+      }
+      return out
+    }
+
+    /// Ends page `index` of the receipt: what is left of it, its drawer kicks and its cut.
+    public mutating func endPage(_ index: Int) -> Data {
+      var out = flushBand() + flushFeed()
+      let laidOut = receipt.pages[index]
+      for case .drawerKick(let pin) in laidOut.commands {
+        // ESC p m t1 t2: m = 0 pin 2, 1 pin 5; 50 ms on, 500 ms off. `automatic` is pin 2 here:
+        // PrintPath resolves it from the printer model first.
+        out += [0x1B, 0x70, pin == .pin5 ? 1 : 0, 25, 250]
+      }
+      if let cut = laidOut.cut ?? encoder.finalCut {
+        out += [0x1D, 0x56, cut == .full ? 65 : 66, 0]  // GS V m n: feed to the cutter, then cut
+      }
+      return out
+    }
+
+    /// The blank run so far as `ESC J` feeds.
+    private mutating func flushFeed() -> Data {
+      guard blankRows > 0 else { return Data() }
+      defer { blankRows = 0 }
+      return ESCPOSEncoder.feed(rows: blankRows, dpi: dpi, unitsPerInch: unitsPerInch)
+    }
+
+    /// The rows so far as one `GS v 0` band, as wide as its rightmost dot: GS v 0 prints from the
+    /// left margin, so the blank bytes to the right of a band need not be sent (the whole row
+    /// when not feeding).
+    private mutating func flushBand() -> Data {
+      guard !bandRows.isEmpty else { return Data() }
+      defer { bandRows.removeAll(keepingCapacity: true) }
+      var bandBytes = bytesPerLine
+      if encoder.feedsBlankRows {
+        bandBytes = 1
+        for line in bandRows {
+          if let last = line.lastIndex(where: { $0 != 0 }) { bandBytes = max(bandBytes, last - line.startIndex + 1) }
+        }
+      }
+      var out = Data(ESCPOSEncoder.bandHeader(bytes: bandBytes, rows: bandRows.count))
+      for line in bandRows { out += line.prefix(bandBytes) }
+      return out
+    }
+  }
+}
