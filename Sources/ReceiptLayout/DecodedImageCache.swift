@@ -8,7 +8,7 @@ import Foundation
 /// starts again empty. Failed decodes are not kept (a broken image reports its error every time).
 final class DecodedImageCache: Sendable {
   static let capacity = 16
-  static let maximumPixels = 4_000_000
+  static let maximumPixels = 1 << 20
 
   /// The process's cache.
   static let shared = DecodedImageCache()

@@ -42,9 +42,11 @@ final class TextLayouter {
   /// Paragraphs prepared already (itemized, shaped, break points found), by everything that
   /// decides them: a row asks for a cell's natural and narrowest widths before it lays the cell
   /// out, and the next receipt of a batch or a daemon's day repeats the store's header, the
-  /// footer and most item names. Bounded: at most ``keptParagraphLimit`` texts; when full it
-  /// starts again empty.
+  /// footer and most item names. Bounded: at most ``keptParagraphLimit`` texts of at most
+  /// ``keptTextLimit`` UTF-16 units each and ``keptUnitsLimit`` in all (a hostile order's
+  /// megabyte paragraphs are prepared, never kept); when full it starts again empty.
   private var kept: [KeptKey: [Paragraph]] = [:]
+  private var keptUnits = 0
   private struct KeptKey: Hashable {
     var text: AttributedText
     var mode: LineBreakMode
@@ -54,12 +56,17 @@ final class TextLayouter {
     var fontDirectories: [String]
   }
   static let keptParagraphLimit = 1024
+  static let keptTextLimit = 4096
+  static let keptUnitsLimit = 262_144
   /// Texts prepared afresh, and served from ``kept`` (tests check that both happen).
   private(set) var preparedTexts = 0
   private(set) var keptHits = 0
 
   /// Forgets every prepared paragraph (tests compare kept paragraphs with fresh ones).
-  func forgetParagraphs() { kept.removeAll(keepingCapacity: true) }
+  func forgetParagraphs() {
+    kept.removeAll(keepingCapacity: true)
+    keptUnits = 0
+  }
 
   /// Splits text into paragraphs at `\n` and prepares each (itemized, shaped, break points).
   func paragraphs(of text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
@@ -73,8 +80,14 @@ final class TextLayouter {
     }
     let paragraphs = try preparing(text, mode: mode)
     preparedTexts += 1
-    if kept.count >= Self.keptParagraphLimit { kept.removeAll(keepingCapacity: true) }
+    let units = text.utf16Count
+    guard units <= Self.keptTextLimit else { return paragraphs }
+    if kept.count >= Self.keptParagraphLimit || keptUnits + units > Self.keptUnitsLimit {
+      kept.removeAll(keepingCapacity: true)
+      keptUnits = 0
+    }
     kept[key] = paragraphs
+    keptUnits += units
     return paragraphs
   }
 

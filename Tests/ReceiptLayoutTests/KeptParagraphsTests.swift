@@ -68,4 +68,22 @@ import Testing
     _ = try engine.layout(ReceiptDocument(blocks: [.text(AttributedText("item \(limit + 9)"))]))
     #expect(engine.paragraphCounts.prepared == limit + 11)
   }
+
+  @Test func longTextsArePreparedButNotKept() throws {
+    let engine = try ReceiptLayoutEngine()
+    let long = ReceiptDocument(
+      blocks: [.text(AttributedText(String(repeating: "word ", count: TextLayouter.keptTextLimit / 5 + 1)))])
+    _ = try engine.layout(long)
+    _ = try engine.layout(long)
+    #expect(engine.paragraphCounts.kept == 0)
+    // Texts up to the limit in all are kept; past it the cache starts again.
+    let count = TextLayouter.keptUnitsLimit / 4000 + 2
+    let texts = (0..<count).map { AttributedText(String(format: "%04d", $0) + String(repeating: "x", count: 3996)) }
+    for text in texts { _ = try engine.layout(ReceiptDocument(blocks: [.text(text)])) }
+    let before = engine.paragraphCounts.prepared
+    _ = try engine.layout(ReceiptDocument(blocks: [.text(texts[0])]))
+    #expect(engine.paragraphCounts.prepared == before + 1, "the first was dropped when the units ran out")
+    _ = try engine.layout(ReceiptDocument(blocks: [.text(texts[count - 1])]))
+    #expect(engine.paragraphCounts.prepared == before + 1, "the last is kept")
+  }
 }
