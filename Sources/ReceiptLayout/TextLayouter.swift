@@ -55,9 +55,9 @@ final class TextLayouter {
     /// which font a family names.
     var fontDirectories: [String]
   }
-  static let keptParagraphLimit = 1024
+  static let keptParagraphLimit = 4096
   static let keptTextLimit = 4096
-  static let keptUnitsLimit = 262_144
+  static let keptUnitsLimit = 1 << 20
   /// Texts prepared afresh, and served from ``kept`` (tests check that both happen).
   private(set) var preparedTexts = 0
   private(set) var keptHits = 0

@@ -16,7 +16,9 @@ extension ESCPOSEncoder {
     let unitsPerInch: Int
     /// Printable rows of the current page not sent yet: a blank run, or rows of a band.
     private var blankRows = 0
-    private var bandRows: [ArraySlice<UInt8>] = []
+    /// The band's rows so far, `bytesPerLine` bytes each.
+    private var bandRows: [UInt8] = []
+    private var bandRowCount = 0
     private var bytesPerLine = 0
 
     /// Starts a stream for a receipt's pages (`ESC @`, and `GS P` when feeds are counted in dots).
@@ -44,20 +46,37 @@ extension ESCPOSEncoder {
       let columns = RasterRenderer.printableColumns(pageWidth: rows.width, setup: receipt.pageSetup)
       let printable = rows.cropped(x: columns.lowerBound, width: columns.count)
       bytesPerLine = printable.bytesPerLine
-      let data = printable.data
       var out = Data()
-      for row in 0..<printable.height {
-        let line = data[(row * bytesPerLine)..<((row + 1) * bytesPerLine)]
-        if encoder.feedsBlankRows, line.allSatisfy({ $0 == 0 }) {
-          out += flushBand()
-          blankRows += 1
-          continue
+      printable.data.withUnsafeBufferPointer { data in
+        for row in 0..<printable.height {
+          let line = UnsafeBufferPointer(rebasing: data[(row * bytesPerLine)..<((row + 1) * bytesPerLine)])
+          if encoder.feedsBlankRows, Self.isBlank(line) {
+            out += flushBand()
+            blankRows += 1
+            continue
+          }
+          out += flushFeed()
+          bandRows.append(contentsOf: line)
+          bandRowCount += 1
+          if bandRowCount == encoder.bandHeight { out += flushBand() }
         }
-        out += flushFeed()
-        bandRows.append(line)
-        if bandRows.count == encoder.bandHeight { out += flushBand() }
       }
       return out
+    }
+
+    /// Whether a row has no dot, eight bytes at a time.
+    static func isBlank(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
+      guard let base = line.baseAddress else { return true }
+      var i = 0
+      while i + 8 <= line.count {
+        if UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) != 0 { return false }
+        i += 8
+      }
+      while i < line.count {
+        if base[i] != 0 { return false }
+        i += 1
+      }
+      return true
     }
 
     /// Ends page `index` of the receipt: what is left of it, its drawer kicks and its cut.
@@ -86,18 +105,26 @@ extension ESCPOSEncoder {
     /// left margin, so the blank bytes to the right of a band need not be sent (the whole row
     /// when not feeding).
     private mutating func flushBand() -> Data {
-      guard !bandRows.isEmpty else { return Data() }
-      defer { bandRows.removeAll(keepingCapacity: true) }
-      var bandBytes = bytesPerLine
+      guard bandRowCount > 0 else { return Data() }
+      defer {
+        bandRows.removeAll(keepingCapacity: true)
+        bandRowCount = 0
+      }
+      let (rows, stride) = (bandRowCount, bytesPerLine)
+      var bandBytes = stride
       if encoder.feedsBlankRows {
         bandBytes = 1
-        for line in bandRows {
-          if let last = line.lastIndex(where: { $0 != 0 }) { bandBytes = max(bandBytes, last - line.startIndex + 1) }
+        for row in 0..<rows {
+          var last = stride - 1
+          while last >= bandBytes, bandRows[row * stride + last] == 0 { last -= 1 }
+          bandBytes = max(bandBytes, last + 1)
         }
       }
-      var out = Data(ESCPOSEncoder.bandHeader(bytes: bandBytes, rows: bandRows.count))
-      for line in bandRows { out += line.prefix(bandBytes) }
-      return out
+      var out = [UInt8]()
+      out.reserveCapacity(8 + rows * bandBytes)
+      out += ESCPOSEncoder.bandHeader(bytes: bandBytes, rows: rows)
+      for row in 0..<rows { out += bandRows[(row * stride)..<(row * stride + bandBytes)] }
+      return Data(out)
     }
   }
 }
