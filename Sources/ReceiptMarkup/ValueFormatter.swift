@@ -79,6 +79,18 @@ struct ValueFormatter {
   private func formatNumber(_ decimal: Decimal, style: String, argument: String?, at location: SourceLocation) throws
     -> String
   {
+    let key = NumberStrings.Key(
+      locale: locale.identifier, style: style, argument: style == "currency" ? argument ?? defaultCurrency : argument,
+      rounding: rounding, value: decimal.description)
+    return try NumberStrings.shared.string(key) {
+      try formatNumberAfresh(decimal, style: style, argument: argument, at: location)
+    }
+  }
+
+  /// `formatNumber` without ``NumberStrings`` (tests compare both).
+  func formatNumberAfresh(_ decimal: Decimal, style: String, argument: String?, at location: SourceLocation) throws
+    -> String
+  {
     var digits: Int?
     if style != "currency", let argument {
       guard let d = Int(argument), (0...10).contains(d) else {

@@ -1,0 +1,42 @@
+import Foundation
+import Synchronization
+
+/// Numbers already written, by everything that decides the text: a menu's prices, tax rates and
+/// quantities come back receipt after receipt (a batch of thousands, a daemon's day), and ICU's
+/// formatting through `Decimal.FormatStyle` is one of a receipt's larger costs. Bounded: at most
+/// ``capacity`` strings; when full it starts again empty. Errors are never kept (a missing
+/// currency fails every time).
+final class NumberStrings: Sendable {
+  struct Key: Hashable, Sendable {
+    /// The locale's identifier (with its numbering system, `ar_SA@numbers=latn`).
+    var locale: String
+    /// `currency`, `percent` or `number`.
+    var style: String
+    /// The currency code, or the fraction digits.
+    var argument: String?
+    var rounding: RoundingMode
+    /// The value as written (`1.50` and `1.5` are kept apart).
+    var value: String
+  }
+
+  static let capacity = 8192
+
+  /// The process's strings.
+  static let shared = NumberStrings()
+
+  private let strings = Mutex<[Key: String]>([:])
+
+  /// The string for `key`, made by `make` when not kept.
+  func string(_ key: Key, make: () throws -> String) rethrows -> String {
+    if let kept = strings.withLock({ $0[key] }) { return kept }
+    let made = try make()
+    strings.withLock { strings in
+      if strings.count >= Self.capacity { strings.removeAll(keepingCapacity: true) }
+      strings[key] = made
+    }
+    return made
+  }
+
+  /// Forgets every string (tests compare kept strings with fresh ones).
+  func removeAll() { strings.withLock { $0.removeAll() } }
+}
