@@ -65,7 +65,9 @@ enum Interpolation {
   /// Splits `text` at `$path`, `${expression | f:arg}` and `$$` (a literal `$`); a parse
   /// error is placed by `locator` at the offending character.
   static func parse(_ text: String, at locator: Locator) throws -> [Part] {
-    guard text.contains("$") else { return [.literal(text)] }
+    // A byte test (`$` is ASCII, never inside another character's UTF-8): Foundation's
+    // `contains` searched the whole string through NSString for every text of every receipt.
+    guard text.utf8.contains(UInt8(ascii: "$")) else { return [.literal(text)] }
     var parts: [Part] = []
     var literal = ""
     let chars = Array(text)

@@ -43,7 +43,7 @@ struct LocalizedStrings {
 
   /// Replaces `@key` words (at the start or after a space or bracket) with their strings; `@@` is a literal `@`.
   mutating func localize(_ text: String) -> String {
-    guard text.contains("@") else { return text }
+    guard text.utf8.contains(UInt8(ascii: "@")) else { return text }  // a byte test, not NSString
     var out = ""
     let chars = Array(text)
     var i = 0
