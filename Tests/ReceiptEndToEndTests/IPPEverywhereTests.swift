@@ -209,8 +209,10 @@ import Testing
     daemon.kill9()
     try daemon.start()
     simulator.set(paperEnd: false)
-    #expect(waitUntil(seconds: 60) { jobState().first == "completed" }, "\(jobState())")
-    #expect(printerReasons() == ["idle", "none"])
+    #expect(
+      waitUntil(seconds: 60) { jobState().first == "completed" },
+      "\(jobState()); the simulator refused: \(simulator.refusedCommands)")
+    #expect(printerReasons() == ["idle", "none"], "the simulator refused: \(simulator.refusedCommands)")
     #expect(simulator.pages.count == 1, "printed once: \(simulator.pages.count) pages")
     _ = work
   }
