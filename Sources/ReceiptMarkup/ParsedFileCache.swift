@@ -19,9 +19,9 @@ final class ParsedFileCache: @unchecked Sendable {
   static let limit = 256
 
   private let lock = NSLock()
-  private var documents: [String: (stamp: Stamp, document: MarkupDocument)] = [:]
-  private var tables: [String: (stamp: Stamp, table: [String: String]?)] = [:]
-  private var sheets: [String: (stamp: Stamp, sheet: JSONValue)] = [:]
+  private var documents: [String: (stamp: Stamp, value: MarkupDocument)] = [:]
+  private var tables: [String: (stamp: Stamp, value: [String: String]?)] = [:]
+  private var sheets: [String: (stamp: Stamp, value: JSONValue)] = [:]
 
   /// What identifies a file's version.
   struct Stamp: Equatable {
@@ -44,42 +44,39 @@ final class ParsedFileCache: @unchecked Sendable {
 
   /// The parsed template at `path`, parsing it with `parse` when it is not kept or has changed.
   func document(at path: String, parse: () throws -> MarkupDocument) throws -> MarkupDocument {
-    guard let stamp = Stamp(path) else { return try parse() }
-    if let kept = lock.withLock({ documents[path] }), kept.stamp == stamp { return kept.document }
-    let document = try parse()
-    lock.withLock {
-      if documents.count >= Self.limit { documents = [:] }
-      documents[path] = (stamp, document)
-    }
-    return document
+    try kept(path, in: \.documents, parse: parse)
   }
 
   /// The parsed style sheet at `path` (its JSON), parsing it with `parse` when it is not kept or
   /// has changed. A sheet whose classes are malformed is still kept: merging it reports the
   /// error, every time.
   func styleSheet(at path: String, parse: () throws -> JSONValue) throws -> JSONValue {
+    try kept(path, in: \.sheets, parse: parse)
+  }
+
+  /// The value kept in `table` for the file at `path` while its stamp is unchanged, else
+  /// `parse`'s (kept unless it throws). A file that cannot be stat'ed is parsed, not kept.
+  private func kept<Value>(
+    _ path: String, in table: ReferenceWritableKeyPath<ParsedFileCache, [String: (stamp: Stamp, value: Value)]>,
+    parse: () throws -> Value
+  ) rethrows -> Value {
     guard let stamp = Stamp(path) else { return try parse() }
-    if let kept = lock.withLock({ sheets[path] }), kept.stamp == stamp { return kept.sheet }
-    let sheet = try parse()
+    if let kept = lock.withLock({ self[keyPath: table][path] }), kept.stamp == stamp { return kept.value }
+    let value = try parse()
     lock.withLock {
-      if sheets.count >= Self.limit { sheets = [:] }
-      sheets[path] = (stamp, sheet)
+      if self[keyPath: table].count >= Self.limit { self[keyPath: table] = [:] }
+      self[keyPath: table][path] = (stamp, value)
     }
-    return sheet
+    return value
   }
 
   /// A strings file (`Strings/de.json`): its table, nil when it is missing or not a JSON object
   /// of strings.
   func strings(at path: String) -> [String: String]? {
-    guard let stamp = Stamp(path) else { return nil }
-    if let kept = lock.withLock({ tables[path] }), kept.stamp == stamp { return kept.table }
-    let table = (try? Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false))).flatMap {
-      try? JSONSerialization.jsonObject(with: $0) as? [String: String]
+    kept(path, in: \.tables) {
+      (try? Data(contentsOf: URL(fileURLWithPath: path, isDirectory: false))).flatMap {
+        try? JSONSerialization.jsonObject(with: $0) as? [String: String]
+      }
     }
-    lock.withLock {
-      if tables.count >= Self.limit { tables = [:] }
-      tables[path] = (stamp, table)
-    }
-    return table
   }
 }
