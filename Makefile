@@ -118,7 +118,7 @@ fuzz: setup
 
 ## The layout, render and server suites under AddressSanitizer (leaks checked, with the test
 ## harnesses' own allocations suppressed: Tests/Support/lsan.supp), then ThreadSanitizer.
-SANITIZE_SUITES := 'ReceiptLayoutTests|ReceiptRenderTests|ReceiptPrintTests|ReceiptServerTests'
+SANITIZE_SUITES := 'ReceiptMarkupTests|ReceiptLayoutTests|ReceiptRenderTests|ReceiptPrintTests|ReceiptServerTests|BatchWorkersTests'
 sanitize: setup-test
 	swift build --build-tests --scratch-path .build-asan --sanitize=address
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/Support/lsan.supp swift test --skip-build --disable-xctest \

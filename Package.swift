@@ -153,7 +153,9 @@ let package = Package(
       dependencies: ["ReceiptTestSupport", "ReceiptMarkup", "ReceiptModel", "ReceiptLayout", "ReceiptRender"]),
     .testTarget(
       name: "ReceiptKitTests",
-      dependencies: ["ReceiptTestSupport", "ReceiptKit", "ReceiptRender", "ReceiptPrint", "ReceiptLayout"]),
+      dependencies: [
+        "ReceiptTestSupport", "ReceiptKit", "ReceiptMarkup", "ReceiptRender", "ReceiptPrint", "ReceiptLayout",
+      ]),
     // The shipped binary (release, static Swift runtime) as users run it: CLI, daemon, crashes.
     .testTarget(name: "ReceiptEndToEndTests", dependencies: ["ReceiptTestSupport", "ReceiptRender", "ReceiptPrint"]),
   ],
