@@ -134,20 +134,25 @@ final class Hyphenator: @unchecked Sendable {
       offset += scalar.utf16.count
       units.append(offset)
     }
+    // libhyphen reads the word as a C string too (`strstr` for the dictionary's NOHYPHEN
+    // sequences): it ends with a NUL that is not counted (AddressSanitizer caught a read past
+    // the end without it).
+    let length = bytes.count
+    bytes.append(0)
     // libhyphen's buffer is the word's length + 5; one more byte in front, where a match one
     // digit longer than its state could write (libhyphen's own automata never do).
-    var buffer = [CChar](repeating: 0, count: bytes.count + 6)
+    var buffer = [CChar](repeating: 0, count: length + 6)
     var rep: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = nil
     var pos: UnsafeMutablePointer<Int32>? = nil
     var cut: UnsafeMutablePointer<Int32>? = nil
     let status = buffer.withUnsafeMutableBufferPointer {
-      hnj_hyphen_hyphenate2(dictionary, bytes, Int32(bytes.count), $0.baseAddress! + 1, nil, &rep, &pos, &cut)
+      hnj_hyphen_hyphenate2(dictionary, bytes, Int32(length), $0.baseAddress! + 1, nil, &rep, &pos, &cut)
     }
     let hyphens = buffer[1...]
     defer {
       if let rep {
         // Allocated for the word's bytes; entries past its characters stay NULL.
-        for i in 0..<bytes.count { free(rep[i]) }
+        for i in 0..<length { free(rep[i]) }
         free(rep)
       }
       free(pos)

@@ -54,6 +54,16 @@ final class TextLayouter {
     /// The fonts a document may use beside fontconfig's (`<receipt fonts=…>`): they decide
     /// which font a family names.
     var fontDirectories: [String]
+
+    /// The characters, the number of runs and the mode: what tells kept texts apart in
+    /// practice, without hashing every run's attributes on every lookup (a row asks for a
+    /// cell's text three times). Equality still compares everything.
+    func hash(into hasher: inout Hasher) {
+      hasher.combine(text.string)
+      hasher.combine(text.runs.count)
+      hasher.combine(mode)
+      hasher.combine(monochrome)
+    }
   }
   static let keptParagraphLimit = 4096
   static let keptTextLimit = 4096

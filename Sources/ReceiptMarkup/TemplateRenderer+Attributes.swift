@@ -35,6 +35,9 @@ enum Vocabulary {
     "else": [],
     "include": ["template"],
   ]
+  /// What each element takes as a cell of a row: its own attributes and the cell's (made once,
+  /// not per element of every row).
+  static let cellElements = elements.mapValues { $0.union(cell) }
   static let inline: [String: Set<String>] = [
     "b": ["class"], "i": ["class"], "u": ["class"], "s": ["class"], "inverse": ["class"], "span": textStyle, "br": [],
     "tab": [],
@@ -44,14 +47,19 @@ enum Vocabulary {
 /// An element's effective attributes: its classes' properties overlaid by its own attributes,
 /// with bindings evaluated and `@key` strings localized.
 struct Attributes {
-  var values: [String: String]
+  /// Each name once. An element has a few: a scan of short names beats hashing each of the
+  /// two dozen properties asked for.
+  var values: [(name: String, value: String)]
   var location: SourceLocation
   var element: String
 
-  subscript(name: String) -> String? { values[name] }
+  subscript(name: String) -> String? {
+    for (n, v) in values where n == name { return v }
+    return nil
+  }
 
   func bool(_ name: String) throws -> Bool? {
-    guard let v = values[name]?.lowercased() else { return nil }
+    guard let v = self[name]?.lowercased() else { return nil }
     switch v {
     case "true", "yes", "1", "": return true
     case "false", "no", "0": return false
@@ -60,7 +68,7 @@ struct Attributes {
   }
 
   func number(_ name: String, in range: ClosedRange<Double> = -1e6...1e6) throws -> Double? {
-    guard let v = values[name] else { return nil }
+    guard let v = self[name] else { return nil }
     guard let n = Double(v.trimmingCharacters(in: .whitespaces)), range.contains(n) else {
       throw TemplateError(
         location, "\(name) on <\(element)> must be a number in \(range.lowerBound)…\(range.upperBound), not '\(v)'")
@@ -70,7 +78,7 @@ struct Attributes {
 
   /// A length of at least 0 (or of either sign with `negative`) and below 10,000 pt.
   func length(_ name: String, resolution: Resolution, negative: Bool = false) throws -> Length? {
-    guard let v = values[name] else { return nil }
+    guard let v = self[name] else { return nil }
     guard let l = Length(parsing: v, resolution: resolution), l.points.isFinite, abs(l.points) < 10_000 else {
       throw TemplateError(
         location, "\(name) on <\(element)> must be a length such as 9pt, 3mm, 0.5in or 24dots, not '\(v)'")
@@ -83,7 +91,7 @@ struct Attributes {
 
   func choice<T: RawRepresentable & CaseIterable>(_ name: String, _ type: T.Type) throws -> T?
   where T.RawValue == String {
-    guard let v = values[name] else { return nil }
+    guard let v = self[name] else { return nil }
     guard let value = T(rawValue: v.lowercased()) else {
       let names = T.allCases.map(\.rawValue)
       var message = "\(name) on <\(element)> must be one of \(names.joined(separator: ", ")), not '\(v)'"
@@ -97,8 +105,8 @@ struct Attributes {
 extension TemplateRenderer {
   /// The effective attributes of an element, checked against what it accepts.
   func attributes(of node: MarkupNode, allowed: Set<String>, scope: Scope) throws -> Attributes {
-    var values: [String: String] = [:]
-    var fromClass: Set<String> = []
+    var values: [(name: String, value: String)] = []
+    var fromClass = 0  // values[..<fromClass] came from classes and were not overridden
     if let classes = node.attribute("class") {
       let properties = try styles.properties(for: classes, at: node.location)
       for (key, value) in properties {
@@ -106,26 +114,31 @@ extension TemplateRenderer {
           throw TemplateError(
             node.location, "a class applied to <\(node.name)> sets '\(key)', which <\(node.name)> does not take")
         }
-        values[key] = value
-        fromClass.insert(key)
+        values.append((key, value))
       }
+      fromClass = values.count
     }
     for (name, raw) in node.attributes where name != "class" {
       guard allowed.contains(name) else {
         throw TemplateError(node.location, unknown("attribute", name, among: Array(allowed)) + " on <\(node.name)>")
       }
-      values[name] = raw
-      fromClass.remove(name)
+      if let i = values[..<fromClass].firstIndex(where: { $0.name == name }) {
+        // The element's own value wins; it moves behind the class values.
+        values.remove(at: i)
+        fromClass -= 1
+      }
+      values.append((name, raw))
     }
-    for (name, raw) in values {
-      let locator = fromClass.contains(name) ? Locator(node.location) : node.locator(name)
-      values[name] = try evaluate(raw, scope: scope, at: locator, localize: true)
+    for i in values.indices {
+      let locator = i < fromClass ? Locator(node.location) : node.locator(values[i].name)
+      values[i].value = try evaluate(values[i].value, scope: scope, at: locator, localize: true)
     }
     return Attributes(values: values, location: node.location, element: node.name)
   }
 
   /// Applies text-style attributes (inherited down the tree).
   func apply(_ a: Attributes, to text: inout TextAttributes) throws {
+    guard !a.values.isEmpty else { return }
     if let font = a["font"] {
       guard let descriptor = FontDescriptor(parsing: font) else {
         throw TemplateError(
@@ -156,6 +169,7 @@ extension TemplateRenderer {
 
   /// Applies paragraph attributes (inherited down the tree).
   func apply(_ a: Attributes, to p: inout ParagraphStyle) throws {
+    guard !a.values.isEmpty else { return }
     if let v = try a.choice("align", TextAlignment.self) { p.alignment = v }
     if let v = try a.length("line-spacing", resolution: resolution) { p.lineSpacing = v.points }
     if let v = try a.length("paragraph-spacing", resolution: resolution) { p.paragraphSpacing = v.points }

@@ -150,10 +150,10 @@ extension TemplateRenderer {
       if Vocabulary.inline[node.name] != nil { message = "<\(node.name)> belongs inside <text>" }
       throw TemplateError(node.location, message)
     }
-    let allowed = inRow ? allowedHere.union(Vocabulary.cell) : allowedHere
+    let allowed = inRow ? Vocabulary.cellElements[node.name] ?? allowedHere : allowedHere
     let a = try attributes(of: node, allowed: allowed, scope: scope)
     var style = style
-    if Vocabulary.elements[node.name]!.contains("font") {
+    if allowedHere.contains("font") {
       try apply(a, to: &style.text)
       try apply(a, to: &style.paragraph)
     }

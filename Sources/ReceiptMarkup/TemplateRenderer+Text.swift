@@ -72,6 +72,25 @@ struct TextBuilder {
   private var lastWasSpace = true
 
   mutating func appendCollapsing(_ s: String, _ attributes: TextAttributes) {
+    // ASCII (a template's indentation between elements, most labels) a byte at a time: there
+    // every byte is a character, and "\r\n" is two white-space bytes that collapse as the one
+    // character would. Anything else by characters, where a space with a combining mark on it
+    // is a letter, not white space.
+    if s.utf8.allSatisfy({ $0 < 0x80 }) {
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(s.utf8.count)
+      for b in s.utf8 {
+        if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0C {
+          if !lastWasSpace { bytes.append(0x20) }
+          lastWasSpace = true
+        } else {
+          bytes.append(b)
+          lastWasSpace = false
+        }
+      }
+      append(String(decoding: bytes, as: UTF8.self), attributes)
+      return
+    }
     var out = ""
     for c in s {
       if Self.collapses(c) {

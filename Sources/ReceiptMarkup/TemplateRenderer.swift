@@ -308,6 +308,9 @@ final class TemplateRenderer {
 
   /// The text of a string with its bindings evaluated and (optionally) `@key`s localized.
   func evaluate(_ text: String, scope: Scope, at locator: Locator, localize: Bool) throws -> String {
+    // Most attribute values (`align="right"`, `size="9"`) bind nothing and name no string: a
+    // byte test each, not a parse-cache lookup that hashes the whole text.
+    if !text.utf8.contains(UInt8(ascii: "$")), !localize || !text.utf8.contains(UInt8(ascii: "@")) { return text }
     var out = ""
     for part in try interpolation(text, at: locator) {
       switch part {

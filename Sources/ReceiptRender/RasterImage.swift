@@ -67,7 +67,24 @@ public struct RasterImage: Hashable, Sendable {
           let from = y * lineBytes + x >> 3
           let end = (y + 1) * lineBytes
           let to = y * outBytes
-          for k in 0..<outBytes {
+          if shift == 0, let base = target.baseAddress, let start = source.baseAddress {
+            // On a byte boundary: one copy per line.
+            (base + to).update(from: start + from, count: outBytes)
+            target[to + outBytes - 1] &= tailMask
+            continue
+          }
+          // Eight bytes at a time while nine source bytes remain in the line, then byte by byte.
+          var k = 0
+          if let start = source.baseAddress, let base = target.baseAddress {
+            let wide = UInt64(shift)
+            while k + 8 <= outBytes, from + k + 8 < end {
+              let v = UInt64(bigEndian: UnsafeRawPointer(start + from + k).loadUnaligned(as: UInt64.self))
+              let w = v << wide | UInt64(start[from + k + 8]) >> (8 - wide)
+              UnsafeMutableRawPointer(base + to + k).storeBytes(of: w.bigEndian, as: UInt64.self)
+              k += 8
+            }
+          }
+          for k in k..<outBytes {
             let hi = source[from + k] << shift
             let lo = shift > 0 && from + k + 1 < end ? source[from + k + 1] >> (8 - shift) : 0
             target[to + k] = hi | lo

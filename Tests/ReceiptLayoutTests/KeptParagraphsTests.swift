@@ -43,6 +43,35 @@ import Testing
     #expect(counts.kept >= 25)
   }
 
+  /// The cache hashes a text's characters only; texts that differ in style alone (bold, size,
+  /// font, language, a run more) are kept apart all the same.
+  @Test func textsThatDifferOnlyInStyleAreKeptApart() throws {
+    let kept = try ReceiptLayoutEngine()
+    let fresh = try ReceiptLayoutEngine()
+    let words = "Total 12,40 € Donaudampfschiff"
+    var twoRuns = AttributedText("Total ")
+    twoRuns.append(
+      "12,40 € Donaudampfschiff", TextAttributes(font: FontDescriptor(families: ["DejaVu Sans"], size: 9, weight: 700)))
+    let variants: [AttributedText] = [
+      AttributedText(words),
+      AttributedText(
+        words, attributes: TextAttributes(font: FontDescriptor(families: ["DejaVu Sans"], size: 9, weight: 700))),
+      AttributedText(words, attributes: TextAttributes(font: FontDescriptor(families: ["DejaVu Sans"], size: 14))),
+      AttributedText(words, attributes: TextAttributes(font: FontDescriptor(families: ["DejaVu Sans Mono"], size: 9))),
+      AttributedText(
+        words, attributes: TextAttributes(language: "de"), paragraphStyle: ParagraphStyle(hyphenation: .auto)),
+      twoRuns,
+    ]
+    for round in 0..<2 {
+      for text in variants {
+        let document = ReceiptDocument(pageSetup: PageSetup(paper: .mm58), blocks: [.text(text)])
+        fresh.forgetParagraphs()
+        #expect(try kept.layout(document) == (try fresh.layout(document)), "round \(round)")
+      }
+    }
+    #expect(kept.paragraphCounts.prepared == variants.count)
+  }
+
   @Test func aDocumentServedFromTheCacheStillWarnsOfAMissingFont() throws {
     let engine = try ReceiptLayoutEngine()
     let missing = TextAttributes(font: FontDescriptor(families: ["No Such Font Family", "DejaVu Sans"], size: 9))

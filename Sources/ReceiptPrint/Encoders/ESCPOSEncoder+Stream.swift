@@ -50,12 +50,14 @@ extension ESCPOSEncoder {
       printable.data.withUnsafeBufferPointer { data in
         for row in 0..<printable.height {
           let line = UnsafeBufferPointer(rebasing: data[(row * bytesPerLine)..<((row + 1) * bytesPerLine)])
+          // (Each flush only when it has something: appending an empty Data per row was a
+          // tenth of encoding.)
           if encoder.feedsBlankRows, Self.isBlank(line) {
-            out += flushBand()
+            if bandRowCount > 0 { out += flushBand() }
             blankRows += 1
             continue
           }
-          out += flushFeed()
+          if blankRows > 0 { out += flushFeed() }
           bandRows.append(contentsOf: line)
           bandRowCount += 1
           if bandRowCount == encoder.bandHeight { out += flushBand() }

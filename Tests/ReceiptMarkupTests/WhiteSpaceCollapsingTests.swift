@@ -1,0 +1,55 @@
+import ReceiptModel
+import ReceiptTestSupport
+import Testing
+
+@testable import ReceiptMarkup
+
+/// `TextBuilder` collapses HTML's ASCII white space a byte at a time when a literal is ASCII and
+/// a character at a time otherwise. Both must be what the HTML rule gives character by
+/// character (written out again here): runs of space, tab, line feed, carriage return and form
+/// feed become one space, none at the start; anything else is kept, including a space that
+/// carries a combining mark.
+@Suite struct WhiteSpaceCollapsingTests {
+  static func expected(_ pieces: [String]) -> String {
+    var out = ""
+    var lastWasSpace = true
+    for piece in pieces {
+      for c in piece {
+        if [" ", "\t", "\n", "\r", "\r\n", "\u{0C}"].contains(c) {
+          if !lastWasSpace { out.append(" ") }
+          lastWasSpace = true
+        } else {
+          out.append(c)
+          lastWasSpace = false
+        }
+      }
+    }
+    while out.last == " " { out.removeLast() }
+    return out
+  }
+
+  static func collapsed(_ pieces: [String]) -> String {
+    var builder = TextBuilder()
+    for piece in pieces { builder.appendCollapsing(piece, TextAttributes()) }
+    return builder.finished().map(\.0).joined()
+  }
+
+  @Test func randomLiteralsCollapseAsTheHTMLRuleSays() {
+    var generator = SeededGenerator(defaultSeed: 0xC011_A95E)
+    let atoms = [
+      " ", "  ", "\t", "\n", "\r", "\r\n", "\u{0C}", "a", "Total", "9.99", "\u{00A0}", "€", " \u{0301}", "日本",
+    ]
+    for _ in 0..<2_000 {
+      let pieces = (0..<Int.random(in: 1...4, using: &generator)).map { _ in
+        (0..<Int.random(in: 0...8, using: &generator)).map { _ in atoms.randomElement(using: &generator)! }.joined()
+      }
+      #expect(Self.collapsed(pieces) == Self.expected(pieces), "\(pieces.debugDescription), \(generator.seedNote)")
+    }
+  }
+
+  @Test func asciiIndentationBetweenWordsIsOneSpace() {
+    #expect(Self.collapsed(["\n      Total\r\n\t  due ", "\n  now  "]) == "Total due now")
+    // A no-break space is text, and a space under a combining mark is a letter.
+    #expect(Self.collapsed(["100\u{00A0}g", "  x \u{0301}y"]) == "100\u{00A0}g x \u{0301}y")
+  }
+}
