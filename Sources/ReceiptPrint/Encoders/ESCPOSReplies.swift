@@ -93,6 +93,9 @@ public struct ESCPOSReplyReader: Sendable {
     pending += bytes
     var replies: [ESCPOSReply] = []
     var i = 0
+    // pending[..<clear] was searched and has no NUL: under a flood each window looks only at
+    // its one new byte, not at all 65 again.
+    var clear = 0
     scan: while i < pending.count {
       let b = pending[i]
       if b & 0x93 == 0x12 {
@@ -111,7 +114,9 @@ public struct ESCPOSReplyReader: Sendable {
         // A response ends with NUL within `maxResponse` bytes; look no further (a printer that
         // floods `37h` must not make every byte a scan of the whole buffer).
         let window = pending[i..<min(pending.count, i + Self.maxResponse + 1)]
-        guard let nul = window.firstIndex(of: 0) else {
+        let found = pending[max(i, clear)..<window.endIndex].firstIndex(of: 0)
+        if found == nil { clear = window.endIndex }
+        guard let nul = found else {
           guard window.count > Self.maxResponse else { break scan }
           ignoredBytes += 1  // no response is this long
           i += 1

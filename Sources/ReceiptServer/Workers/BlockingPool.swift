@@ -44,4 +44,10 @@ final class BlockingPool: Sendable {
   func shutdown() async {
     try? await pool.shutdownGracefully()
   }
+
+  /// A pool no one can reach any more ends its threads (a server that was released without
+  /// running, as tests do); after ``shutdown()`` this does nothing.
+  deinit {
+    pool.shutdownGracefully { _ in }
+  }
 }
