@@ -10,7 +10,7 @@ RELEASE := swift build -c release -Xswiftc -static-stdlib
 RELEASE_BOTH := $(RELEASE) --product receipt && $(RELEASE) --product receipt-daemon \
 	&& touch .build/release/receipt .build/release/receipt-daemon
 
-.PHONY: demo test setup setup-test build lint format release install deb bench benchmark side-by-side bench-batch bench-daemon bench-postgres callgrind \
+.PHONY: demo test setup setup-test build lint format release install deb bench benchmark side-by-side bench-batch bench-daemon bench-postgres callgrind callgrind-batch \
 	fuzz sanitize soak screenshots
 
 ## Set up, build, and render the example order through Templates/receipt.xml to out/.
@@ -82,6 +82,10 @@ bench-daemon: setup release
 ## Instructions of one `receipt render`, by callgrind (repeatable where wall time is not).
 callgrind: release
 	scripts/callgrind-render.sh
+
+## Instructions per receipt of a batch (PDF and ESC/POS, one worker), by callgrind.
+callgrind-batch: release
+	scripts/callgrind-batch.sh 100
 
 ## The daemon on SQLite, on PostgreSQL with one daemon and with three (private cluster, wrk).
 bench-postgres: setup release

@@ -1,9 +1,10 @@
 import Foundation
 import ReceiptLayout
 import ReceiptModel
-import ReceiptPrint
 import ReceiptTestSupport
 import Testing
+
+@testable import ReceiptPrint
 
 #if canImport(Glibc)
   import Glibc
@@ -128,6 +129,36 @@ import Testing
     let received = pty.read(count: ESCPOSStatus.request.count + expected.count)
     _ = try printer.submit(receipt, job: PrintJob(name: "t", copies: 2))
     #expect(received() == ESCPOSStatus.request + expected)
+  }
+
+  /// The API asks a USB printer's status while its worker sends a receipt: the request must
+  /// not land inside the receipt's bytes (Epson's `DLE EOT` notes: inside another command's
+  /// data it is read as that data). The line gets the receipt and nothing else; the status says
+  /// the printer is printing; once the job is sent the printer is asked again.
+  @Test func aStatusRequestNeverLandsInsideAJobBeingSent() throws {
+    let pty = try PTY()
+    pty.raw()
+    let printer = try #require(DevicePrinter(address: "usb:\(pty.path)"))
+    // Read as it comes (a printer taking data, so a request would find room on the line), and
+    // long enough to be asked in the middle.
+    let job = Data((0..<(16 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    let received = pty.read(count: job.count)
+    let sent = DispatchSemaphore(value: 0)
+    let sender = Thread {
+      try? printer.send(job, timeout: 20)
+      sent.signal()
+    }
+    sender.start()
+    let line = DeviceLines.key(pty.path)
+    #expect(waitUntil(seconds: 10, poll: 0.001) { DeviceLines.shared.isBusy(line) }, "the send took the line")
+    let during = printer.status(timeout: 0.2)
+    #expect(during.state == .processing, "\(during)")
+    #expect(sent.wait(timeout: .now() + 20) == .success)
+    #expect(received() == job, "the line carried the job and nothing else")
+    // Free again: the request goes down the line (nobody answers it here: unknown).
+    let after = pty.read(count: ESCPOSStatus.request.count, seconds: 5)
+    #expect(printer.status(timeout: 0.2).state == .unknown)
+    #expect(after() == ESCPOSStatus.request)
   }
 
   @Test func aPrinterThatTakesNothingTimesOutWithAClearError() throws {

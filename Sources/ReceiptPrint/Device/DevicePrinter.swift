@@ -77,7 +77,14 @@ public struct DevicePrinter: Printer {
   /// unknown when it does not answer within a second.
   public func status() throws -> PrinterStatus { status(timeout: 1) }
 
+  /// While this process is sending a job to the device the printer is not asked (the request
+  /// would land inside the job's bytes; see ``DeviceLines``): `processing`.
   public func status(timeout: TimeInterval) -> PrinterStatus {
+    let line = DeviceLines.key(path)
+    guard DeviceLines.shared.tryTake(line) else {
+      return PrinterStatus(state: .processing, message: "printing a job (not asked while it is sent)")
+    }
+    defer { DeviceLines.shared.give(line) }
     let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else {
       return PrinterStatus(state: .unavailable, message: "\(path): \(String(cString: strerror(errno)))")
@@ -101,6 +108,8 @@ public struct DevicePrinter: Printer {
       try send(data, shouldStop: job.shouldStop)
       return nil
     }
+    let line = try takeLine()
+    defer { DeviceLines.shared.give(line) }
     let fd = Glibc.open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { throw PrintError.output("cannot open printer \(path): \(String(cString: strerror(errno)))") }
     let channel = RawChannel(fd: fd, name: name)
@@ -118,6 +127,8 @@ public struct DevicePrinter: Printer {
   /// the bytes' time on the line for the printer to take them) and closes it.
   /// `shouldStop` is asked every second while the printer takes nothing.
   public func send(_ data: Data, timeout: TimeInterval = 30, shouldStop: (@Sendable () -> Bool)? = nil) throws {
+    let line = try takeLine()
+    defer { DeviceLines.shared.give(line) }
     let fd = Glibc.open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
     guard fd >= 0 else { throw PrintError.output("cannot open printer \(path): \(String(cString: strerror(errno)))") }
     defer { close(fd) }
@@ -153,6 +164,16 @@ public struct DevicePrinter: Printer {
     if kind == .serial, tcdrain(fd) != 0 {
       throw PrintError.output("printer \(path): the serial line did not drain: \(String(cString: strerror(errno)))")
     }
+  }
+
+  /// The device's line for a job: waits for a status request in progress (at most its
+  /// timeout and some), so none is written into the job's bytes.
+  private func takeLine() throws -> String {
+    let line = DeviceLines.key(path)
+    guard DeviceLines.shared.take(line, before: Date().addingTimeInterval(10)) else {
+      throw PrintError.output("printer \(path) is busy: another job or a status request did not end in 10 s")
+    }
+    return line
   }
 
   /// Raw 8N1 at the baud rate, with the flow control asked for.
