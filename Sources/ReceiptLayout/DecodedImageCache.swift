@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptModel
 
 /// Images already decoded, by their file's bytes: the same logo on every receipt of a batch (or
 /// of a daemon's day) is decoded once, and every receipt then shares one ``GrayImage`` — whose

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ReceiptModel
 
 /// Numbers already written, by everything that decides the text: a menu's prices, tax rates and
 /// quantities come back receipt after receipt (a batch of thousands, a daemon's day), and ICU's
@@ -24,7 +24,7 @@ final class NumberStrings: Sendable {
   /// The process's strings.
   static let shared = NumberStrings()
 
-  private let strings = Mutex<[Key: String]>([:])
+  private let strings = Locked<[Key: String]>([:])
 
   /// The string for `key`, made by `make` when not kept.
   func string(_ key: Key, make: () throws -> String) rethrows -> String {

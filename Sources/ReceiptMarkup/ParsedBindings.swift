@@ -1,4 +1,4 @@
-import Synchronization
+import ReceiptModel
 
 /// Attribute and text bindings already parsed, shared by every receipt of the process: a batch
 /// or a daemon binds the same template texts thousands of times, and parsing them was a tenth of
@@ -10,8 +10,8 @@ final class ParsedBindings: Sendable {
   static let capacity = 8_192
   static let maximumTextLength = 1_024
 
-  private let interpolations = Mutex<[String: [Interpolation.Part]]>([:])
-  private let expressions = Mutex<[String: (Expression, Int)]>([:])
+  private let interpolations = Locked<[String: [Interpolation.Part]]>([:])
+  private let expressions = Locked<[String: (Expression, Int)]>([:])
 
   /// A text's parts, parsing it with `parse` the first time.
   func interpolation(_ text: String, parse: () throws -> [Interpolation.Part]) rethrows -> [Interpolation.Part] {
@@ -31,7 +31,7 @@ final class ParsedBindings: Sendable {
   }
 
   private static func keep<Value: Sendable>(
-    _ value: Value, for text: String, in table: borrowing Mutex<[String: Value]>
+    _ value: Value, for text: String, in table: Locked<[String: Value]>
   ) {
     table.withLock { table in
       if table.count >= capacity { table.removeAll(keepingCapacity: true) }

@@ -1,6 +1,5 @@
 public import Foundation
 public import ReceiptModel
-import Synchronization
 
 /// Options for binding a template.
 public struct TemplateOptions: Sendable {
@@ -390,7 +389,7 @@ final class TemplateRenderer {
   private struct KnownDigits: Sendable {
     var digits: (digits: [Character], separator: Character)?
   }
-  private static let knownDigits = Mutex<[String: KnownDigits]>([:])
+  private static let knownDigits = Locked<[String: KnownDigits]>([:])
 
   private static func findDigits(of locale: Locale) -> (digits: [Character], separator: Character)? {
     let digits: [Character] = (0...9).map { (n: Int) -> Character in

@@ -2,7 +2,7 @@ internal import CCairo
 internal import CFreeType
 import Foundation
 import ReceiptLayout
-import Synchronization
+import ReceiptModel
 
 /// cairo font faces for the renderers, each on its own FreeType face (never the layout engine's:
 /// cairo rescales the faces it draws with). A face is made once per process and kept, as the
@@ -13,7 +13,7 @@ final class CairoFonts {
   nonisolated(unsafe) private static var library: FT_Library?
   private static let lock = NSLock()
   /// Every face made in this process, owned for the process's life.
-  private static let shared = Mutex<[FontFace: Face]>([:])
+  private static let shared = Locked<[FontFace: Face]>([:])
   /// This painter's faces already looked up (no lock on the hot path).
   private var faces: [FontFace: OpaquePointer] = [:]
   nonisolated(unsafe) private static let userDataKey = UnsafeMutablePointer<cairo_user_data_key_t>.allocate(capacity: 1)

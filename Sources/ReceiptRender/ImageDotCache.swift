@@ -1,7 +1,6 @@
 import Foundation
 import ReceiptLayout
 import ReceiptModel
-import Synchronization
 
 /// The dots of images already drawn and dithered, by everything that decides them: the same logo
 /// at the same size, sub-dot position and dither on every receipt of a batch (or of a daemon's
@@ -32,7 +31,7 @@ final class ImageDotCache: Sendable {
   /// The process's cache.
   static let shared = ImageDotCache()
 
-  private let entries = Mutex<[Key: Dots]>([:])
+  private let entries = Locked<[Key: Dots]>([:])
 
   /// The cached dots for `key`, or nil.
   func dots(for key: Key) -> Dots? {

@@ -4,8 +4,8 @@ import HummingbirdCore
 package import Logging
 import NIOCore
 import ReceiptKit
+import ReceiptModel
 import ServiceLifecycle
-import Synchronization
 import UnixSignals
 
 #if canImport(Glibc)
@@ -32,9 +32,9 @@ package final class ReceiptServer: Sendable {
   /// The change feed of `GET /v1/events`.
   let hub: EventHub
   /// One template save at a time (history copy, then the file).
-  let templateSaves = Mutex(())
+  let templateSaves = Locked(())
   /// The workers and background services while they run (between `start` and `stop`).
-  private let running = Mutex<Running?>(nil)
+  private let running = Locked<Running?>(nil)
   /// Every printer as an IPP Everywhere printer (the IPP front), by name.
   let ippPrinters: [String: IPPPrinter]
   /// When the daemon started (IPP's clock).

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ReceiptModel
 
 /// Counters and latency histograms for `GET /metrics` (Prometheus text format).
 final class ServerMetrics: Sendable {
@@ -14,7 +14,7 @@ final class ServerMetrics: Sendable {
     var routeCounters: [String: [String: Int]] = [:]
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   func countTicket(route: String) { count("accepted", route: route) }
   func countPrintedTicket(route: String) { count("printed", route: route) }

@@ -14,7 +14,9 @@ import Testing
       var request = JobRequest(printer: "archive", template: "", data: Data())
       request.held = true
       let late = try await fixture.server.store.accept(request, idempotencyKey: nil).job
-      let now = Date().addingTimeInterval(TimeInterval(ReceiptServer.ippHeldTimeout) + 1)
+      // From the job's own creation time, not the clock after `accept` returned (which may be
+      // seconds later on a loaded machine or under ThreadSanitizer).
+      let now = late.createdAt.addingTimeInterval(TimeInterval(ReceiptServer.ippHeldTimeout) + 1)
       #expect(await fixture.server.abandonLateHeldJobs(now: now.addingTimeInterval(-2)) == 0, "within 60 s: waiting")
       #expect(await fixture.server.abandonLateHeldJobs(now: now) >= 1)
       let failed = try #require(try await fixture.server.store.job(late.id))

@@ -1,6 +1,6 @@
 internal import CAvahi
 import Foundation
-import Synchronization
+import ReceiptModel
 
 /// Advertises services over DNS-SD (multicast DNS) through Avahi, the Linux desktop's mDNS
 /// responder: how phones, tablets and desktops find printers (AirPrint looks for `_ipp._tcp`
@@ -33,7 +33,7 @@ public final class DNSSDAdvertiser: Sendable {
     }
   }
 
-  private let state: Mutex<State>
+  private let state: Locked<State>
   /// The names the services have now (after collisions), for messages.
   public var names: [String] { state.withLock { $0.services.map(\.name) } }
 
@@ -48,7 +48,7 @@ public final class DNSSDAdvertiser: Sendable {
   /// Connects to avahi-daemon and registers `services`; throws when Avahi cannot be used (not
   /// installed, avahi-daemon or D-Bus not running).
   public init(services: [Service]) throws {
-    state = Mutex(State(services: services))
+    state = Locked(State(services: services))
     guard receipt_avahi_library_error() == nil, let newPoll = receipt_avahi_threaded_poll_new(),
       let poll = newPoll()
     else {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ReceiptModel
 
 /// The daemon's change feed (`GET /v1/events`): job and printer changes in the order they
 /// happened, fanned out to every subscriber. The last ``capacity`` events are kept, so a client
@@ -35,7 +35,7 @@ final class EventHub: Sendable {
     var closed = false
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
   /// Distinguishes this process's event ids from an earlier run's.
   let boot: String
   /// Most subscribers at once: a new one beyond it ends the oldest subscription (its client

@@ -1,6 +1,6 @@
 import NIOCore
 import NIOHTTPTypes
-import Synchronization
+import ReceiptModel
 
 /// Keeps clients from holding the daemon's connections:
 /// - a request's head must arrive within `headerTimeout` of connecting or of the previous
@@ -100,7 +100,7 @@ final class ConnectionRegistry: Sendable {
     var tick: UInt64 = 0
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
   let maxConnections: Int
 
   init(maxConnections: Int) {

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import ReceiptKit
 import ServiceLifecycle
-import Synchronization
 
 extension ReceiptServer {
   /// The IPP front's background services: jobs created without a document are failed after

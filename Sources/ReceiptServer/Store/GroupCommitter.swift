@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Synchronization
+import ReceiptModel
 
 /// Group commit for the SQLite store's submissions (jobs, orders, reprints): callers wait,
 /// suspended, while one drain task writes everything that arrived since its last commit in one
@@ -20,7 +20,7 @@ final class GroupCommitter: Sendable {
 
   private let pool: DatabasePool
   private let health: StoreHealth
-  private let state = Mutex(State())
+  private let state = Locked(State())
   /// Largest batch per transaction (bounds the time a commit holds the writer).
   private let maxBatch = 256
 

@@ -1,5 +1,5 @@
 import GRDB
-import Synchronization
+import ReceiptModel
 
 /// Who wants the jobs every commit changed (the event feed).
 protocol JobChangeListener: Sendable {
@@ -18,8 +18,8 @@ protocol JobChangeListener: Sendable {
 /// so the event feed cannot miss a change that a code path forgot to announce.
 final class JobChangeObserver: TransactionObserver, Sendable {
   /// Row ids changed in the open transaction; touched only on the writer's queue.
-  private let pending = Mutex<[Int64]>([])
-  private let listeners = Mutex<[any JobChangeListener]>([])
+  private let pending = Locked<[Int64]>([])
+  private let listeners = Locked<[any JobChangeListener]>([])
 
   func add(_ listener: any JobChangeListener) {
     listeners.withLock { $0.append(listener) }

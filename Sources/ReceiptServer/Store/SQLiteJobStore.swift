@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Synchronization
+import ReceiptModel
 
 /// Jobs in a SQLite file through GRDB, in WAL mode with `synchronous=FULL`: every write is a
 /// committed transaction whose WAL frames are fsynced before it returns, so an accepted job
@@ -13,14 +13,14 @@ final class SQLiteJobStore: JobStore, Sendable {
   let path: String
   let committer: GroupCommitter
   let health = StoreHealth()
-  private let observers = Mutex<[@Sendable (String) -> Void]>([])
+  private let observers = Locked<[@Sendable (String) -> Void]>([])
   private let changes = JobChangeObserver()
   /// The file lock, held between ``open()`` and ``close()``.
-  private let lock = Mutex<DatabaseLock?>(nil)
+  private let lock = Locked<DatabaseLock?>(nil)
   /// Whether the last run stopped cleanly: read (and cleared) once, by the first printer taken.
-  private let lastRun = Mutex<Task<Bool, any Error>?>(nil)
+  private let lastRun = Locked<Task<Bool, any Error>?>(nil)
   /// The printers taken (their jobs left printing were checked).
-  private let owned = Mutex<Set<String>>([])
+  private let owned = Locked<Set<String>>([])
 
   /// Opens (and migrates) the database at `path`.
   init(path: String) throws {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Synchronization
+import ReceiptModel
 
 /// The job store cannot read or write (disk full, I/O error, database locked by a stuck
 /// process). Nothing was changed; the same request can be sent again. The API answers 503
@@ -14,7 +14,7 @@ struct StoreUnavailable: Error, CustomStringConvertible, Sendable {
 /// Whether the store's last write worked; a failed write makes the daemon not ready until a
 /// probe write succeeds.
 final class StoreHealth: Sendable {
-  private let state = Mutex<String?>(nil)
+  private let state = Locked<String?>(nil)
 
   /// Nil when healthy, else why not.
   var problem: String? { state.withLock { $0 } }

@@ -1,5 +1,5 @@
 import NIOPosix
-import Synchronization
+import ReceiptModel
 
 /// Blocking work (cairo, libcups, libjpeg, device and socket I/O) on threads of its own — a
 /// swift-nio `NIOThreadPool` — never on Swift's concurrency pool: that pool has one thread per
@@ -15,7 +15,7 @@ final class BlockingPool: Sendable {
   private let threads: Int
   /// Most jobs waiting beyond one per thread (nil: no bound).
   let capacity: Int?
-  private let inFlight = Mutex(0)
+  private let inFlight = Locked(0)
 
   /// Starts `threads` threads.
   init(threads: Int, capacity: Int? = nil) {

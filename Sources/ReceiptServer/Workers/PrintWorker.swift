@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import ReceiptKit
+import ReceiptModel
 import ServiceLifecycle
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -38,12 +38,12 @@ final class PrintWorker: Service, Sendable {
   let rawStatus = RawStatusMemory()
   /// What the printer's IPP front reports: the printer's status while it holds the queue (paper
   /// out, cover open), nil while it prints.
-  let hold = Mutex<PrinterStatus?>(nil)
+  let hold = Locked<PrinterStatus?>(nil)
   /// The printer's one thread for blocking work.
   let pool = BlockingPool(threads: 1)
   private let signal = WakeSignal()
   /// When the job in hand must be left (set when the daemon stops: now + `grace`).
-  private let leaveAt = Mutex<Date?>(nil)
+  private let leaveAt = Locked<Date?>(nil)
   /// Seconds between attempts to take a printer another daemon owns.
   static let ownershipRetry: TimeInterval = 1
 

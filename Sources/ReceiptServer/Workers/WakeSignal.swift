@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ReceiptModel
 
 /// Wakes a sleeping task: ``wait(until:)`` suspends until ``signal()`` or the deadline, whichever
 /// comes first. A signal while nobody waits is kept for the next wait, so none is lost (work that
@@ -11,7 +11,7 @@ final class WakeSignal: Sendable {
     var timer: Task<Void, Never>?
   }
 
-  private let state = Mutex(State())
+  private let state = Locked(State())
 
   /// Wakes the waiter, or the next one.
   func signal() {

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptModel
 import Synchronization
 
 /// Waits for `body` at most `limit`: past it, throws ``StoreUnavailable`` (the API answers 503
@@ -36,9 +37,9 @@ func bounded<T: Sendable>(
 
 /// Work against its timer: the first to finish answers.
 private final class Race<T: Sendable>: Sendable {
-  let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
-  let timer = Mutex<Task<Void, Never>?>(nil)
-  let work = Mutex<Task<Void, Never>?>(nil)
+  let continuation = Locked<CheckedContinuation<T, any Error>?>(nil)
+  let timer = Locked<Task<Void, Never>?>(nil)
+  let work = Locked<Task<Void, Never>?>(nil)
   let deadline = Deadline()
 
   /// Resumes the caller unless it was resumed already; true when this was the answer.

@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import Synchronization
+import ReceiptModel
 
 /// Which daemon drives a printer.
 ///

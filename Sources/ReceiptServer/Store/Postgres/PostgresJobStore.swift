@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
-import Synchronization
+import ReceiptModel
 
 /// Jobs in a PostgreSQL database shared by several daemons (`--db postgres://…`).
 ///
@@ -25,12 +25,12 @@ final class PostgresJobStore: JobStore, Sendable {
   let logger: Logger
   /// This daemon, in `printer_owner` and in claims (host, process, start).
   let instance: String
-  let health = Mutex<String?>(nil)
+  let health = Locked<String?>(nil)
   /// Printers this daemon owns: their ownership connection and fencing token.
-  let owners = Mutex<[String: PrinterOwnership]>([:])
+  let owners = Locked<[String: PrinterOwnership]>([:])
   /// Jobs this daemon claimed, with the token of the ownership they were claimed under.
-  let claims = Mutex<[String: String]>([:])
-  let observers = Mutex<[@Sendable (String) -> Void]>([])
+  let claims = Locked<[String: String]>([:])
+  let observers = Locked<[@Sendable (String) -> Void]>([])
   let listener: PostgresListener
   /// The pool's run loop, and the schema migration every operation waits for.
   private let running: Task<Void, Never>

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
+import ReceiptModel
 
 /// `LISTEN`s for the store's notifications on a connection of its own, in a task of its own:
 /// `receipt_work` (a printer may have work: its worker wakes) and `receipt_jobs` (a job changed,
@@ -13,9 +13,9 @@ import Synchronization
 final class PostgresListener: Sendable {
   private let url: PostgresURL
   private let logger: Logger
-  private let changeListeners = Mutex<[any JobChangeListener]>([])
-  private let task = Mutex<Task<Void, Never>?>(nil)
-  private let connection = Mutex<PostgresConnection?>(nil)
+  private let changeListeners = Locked<[any JobChangeListener]>([])
+  private let task = Locked<Task<Void, Never>?>(nil)
+  private let connection = Locked<PostgresConnection?>(nil)
 
   init(url: PostgresURL, logger: Logger) {
     self.url = url
@@ -114,10 +114,10 @@ final class PostgresListener: Sendable {
 
 /// The store, held weakly: the listening ends when the store goes.
 final class WeakStore: Sendable {
-  private let reference: Mutex<Weak>
+  private let reference: Locked<Weak>
   private struct Weak { weak var store: PostgresJobStore? }
 
-  init(_ store: PostgresJobStore) { reference = Mutex(Weak(store: store)) }
+  init(_ store: PostgresJobStore) { reference = Locked(Weak(store: store)) }
 
   var store: PostgresJobStore? { reference.withLock { $0.store } }
 }
