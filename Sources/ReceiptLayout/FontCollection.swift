@@ -123,17 +123,21 @@ final class FontCollection {
       families: descriptor.families, weight: descriptor.weight, italic: descriptor.italic, emoji: emoji)
     let key = FallbackKey(style: style, scalar: scalar, color: color)
     if let cached = fallbacks[key] { return cached }
-    let candidates = sortedFaces(for: style)
-    var found: Font?
-    for face in candidates where color || !face.isColor {
-      guard let font = try? font(face) else { continue }
-      if font.covers(scalar) {
-        found = font
-        break
-      }
-    }
+    // fontconfig's order, from the match cache while it holds (its first faces: a character
+    // none of them covers asks fontconfig for all of them).
+    let (candidates, complete) = candidates(for: style)
+    var found = firstCovering(scalar, among: candidates, color: color)
+    if found == nil, !complete { found = firstCovering(scalar, among: sortedFaces(for: style), color: color) }
     fallbacks[key] = found
     return found
+  }
+
+  private func firstCovering(_ scalar: UInt32, among faces: [FontFace], color: Bool) -> Font? {
+    for face in faces where color || !face.isColor {
+      guard let font = try? font(face) else { continue }
+      if font.covers(scalar) { return font }
+    }
+    return nil
   }
 
   /// Whether a font shapes the simple path's text word by word exactly: asked once per font,
@@ -212,9 +216,24 @@ final class FontCollection {
     return (face, families)
   }
 
+  /// The family fallback sorts faces for.
+  private static func sortFamily(_ style: ChainKey) -> String {
+    style.emoji ? "emoji" : (style.families.first { !$0.hasPrefix("/") } ?? "sans-serif")
+  }
+
+  /// Faces in fontconfig's order for fallback: all of them once fontconfig was asked, else the
+  /// match cache's first ones while it holds (`complete` false when there are more).
+  private func candidates(for style: ChainKey) -> (faces: [FontFace], complete: Bool) {
+    if let list = sorted[style] { return (list, true) }
+    let key = FontMatchCache.sortedKey(
+      family: Self.sortFamily(style), weight: style.weight, italic: style.italic, emoji: style.emoji)
+    if let key, let cached = matchCache.sortedFaces[key] { return (cached.faces, cached.complete) }
+    return (sortedFaces(for: style), true)
+  }
+
   private func sortedFaces(for style: ChainKey) -> [FontFace] {
     if let list = sorted[style] { return list }
-    let family = style.emoji ? "emoji" : (style.families.first { !$0.hasPrefix("/") } ?? "sans-serif")
+    let family = Self.sortFamily(style)
     var faces: [FontFace] = []
     if let pattern = pattern(family: family, weight: style.weight, italic: style.italic) {
       if style.emoji { _ = FcPatternAddBool(pattern, FC_COLOR, 1) }
@@ -230,6 +249,13 @@ final class FontCollection {
       FcPatternDestroy(pattern)
     }
     sorted[style] = faces
+    let key = FontMatchCache.sortedKey(family: family, weight: style.weight, italic: style.italic, emoji: style.emoji)
+    if let key, let config = loaded, !faces.isEmpty {
+      matchCache.record(
+        sorted: faces, for: key, fontconfigVersion: FcGetVersion(),
+        configFiles: Self.strings(FcConfigGetConfigFiles(config)),
+        fontDirectories: Self.strings(FcConfigGetFontDirs(config)))
+    }
     return faces
   }
 

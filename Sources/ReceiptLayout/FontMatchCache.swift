@@ -13,8 +13,10 @@ import Foundation
 /// (configuration paths, home, language), and the modification time and size of every
 /// configuration file it loaded, of their directories, and of every font directory it scanned
 /// (fontconfig's own cache is valid under the same condition). Anything else is a miss: the
-/// caller asks fontconfig and records the answer. Fallback for characters a font lacks always
-/// asks fontconfig.
+/// caller asks fontconfig and records the answer. For fallback (characters a font lacks) it keeps
+/// fontconfig's sorted list of faces for a style, its first ``sortedLimit`` faces; which of them
+/// covers a character is still asked of each font file, and a character none of them covers
+/// asks fontconfig for the whole list.
 ///
 /// The file is `$RECEIPT_FONT_CACHE`, else `$XDG_CACHE_HOME/receipt/font-matches`, else
 /// `~/.cache/receipt/font-matches`; `RECEIPT_FONT_CACHE=off` turns it off. A file that cannot be
@@ -26,7 +28,16 @@ struct FontMatchCache {
     var families: [String]
   }
 
+  /// fontconfig's sorted faces for a style (`FcFontSort`), the first ``sortedLimit`` of them;
+  /// `complete` when that is all of them.
+  struct SortedFaces: Equatable {
+    var faces: [FontFace]
+    var complete: Bool
+  }
+  static let sortedLimit = 48
+
   private(set) var matches: [String: Match] = [:]
+  private(set) var sortedFaces: [String: SortedFaces] = [:]
   /// Whether a font file shapes words exactly (``Font/wordShapingIsExact(face:font:scalars:)``),
   /// by ``wordShapingKey(_:harfBuzz:)``: a verdict holds while the file and HarfBuzz are the same.
   private(set) var wordShaping: [String: Bool] = [:]
@@ -58,12 +69,18 @@ struct FontMatchCache {
     return "\(family)\t\(weight)\t\(italic ? 1 : 0)"
   }
 
+  /// The key of a sorted list of faces (a family match's key and whether color faces come first).
+  static func sortedKey(family: String, weight: Int, italic: Bool, emoji: Bool) -> String? {
+    key(family: family, weight: weight, italic: italic).map { "\($0)\t\(emoji ? 1 : 0)" }
+  }
+
   /// The cache at `path`, with its matches only if their stamp still holds for `fontconfigVersion`.
   init(path: String?, fontconfigVersion: Int32) {
     self.path = path
     guard let path, let data = FileManager.default.contents(atPath: path), data.count < 1 << 20 else { return }
     var stamp: [String] = []
     var matches: [String: Match] = [:]
+    var sorted: [String: SortedFaces] = [:]
     var wordShaping: [String: Bool] = [:]
     var directories: [String] = []
     defer { self.wordShaping = wordShaping }  // each verdict carries its own stamp
@@ -83,6 +100,13 @@ struct FontMatchCache {
           synthesizeBold: fields[8] == "1", synthesizeOblique: fields[9] == "1")
         let families = Array(fields[10].utf8).split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
         matches[fields[1...3].joined(separator: "\t")] = Match(face: face, families: families)
+      } else if fields[0] == "sorted" {
+        guard fields.count == 12, let index = Int(fields[7]) else { continue }
+        let face = FontFace(
+          path: fields[6], index: index, family: fields[8], isColor: fields[9] == "1",
+          synthesizeBold: fields[10] == "1", synthesizeOblique: fields[11] == "1")
+        sorted[fields[1...4].joined(separator: "\t"), default: SortedFaces(faces: [], complete: fields[5] == "1")]
+          .faces.append(face)
       } else if fields[0] != "match" {
         stamp.append(String(decoding: line, as: UTF8.self))
       } else {
@@ -92,6 +116,7 @@ struct FontMatchCache {
     guard !stamp.isEmpty, stamp == Self.currentStamp(version: fontconfigVersion, recorded: stamp) else { return }
     self.stamp = stamp
     self.matches = matches
+    sortedFaces = sorted
     fontDirectories = directories
   }
 
@@ -100,7 +125,27 @@ struct FontMatchCache {
   mutating func record(
     _ match: Match, for key: String, fontconfigVersion: Int32, configFiles: [String], fontDirectories: [String]
   ) {
-    guard let path else { return }
+    guard path != nil else { return }
+    restamp(fontconfigVersion: fontconfigVersion, configFiles: configFiles, fontDirectories: fontDirectories)
+    matches[key] = match
+    write()
+  }
+
+  /// Records fontconfig's sorted faces for a style (the first ``sortedLimit``) and writes the file.
+  mutating func record(
+    sorted faces: [FontFace], for key: String, fontconfigVersion: Int32, configFiles: [String],
+    fontDirectories: [String]
+  ) {
+    guard path != nil else { return }
+    restamp(fontconfigVersion: fontconfigVersion, configFiles: configFiles, fontDirectories: fontDirectories)
+    sortedFaces[key] = SortedFaces(
+      faces: Array(faces.prefix(Self.sortedLimit)), complete: faces.count <= Self.sortedLimit)
+    write()
+  }
+
+  /// The stamp for what the loaded configuration read and scanned; answers recorded under
+  /// another stamp are dropped.
+  private mutating func restamp(fontconfigVersion: Int32, configFiles: [String], fontDirectories: [String]) {
     var watched = Set(fontDirectories)
     for file in configFiles {
       watched.insert(file)
@@ -110,10 +155,9 @@ struct FontMatchCache {
     if fresh != stamp {
       stamp = fresh
       matches = [:]
+      sortedFaces = [:]
     }
-    matches[key] = match
     self.fontDirectories = fontDirectories.filter { !$0.contains("\t") && !$0.contains("\n") }
-    write()
   }
 
   /// The key of a font file's word-shaping verdict: its path, face, modification time and size,
@@ -153,6 +197,19 @@ struct FontMatchCache {
       let flags = [face.isColor, face.synthesizeBold, face.synthesizeOblique].map { $0 ? "1" : "0" }
       let fields = ["match", key, face.path, String(face.index), face.family] + flags
       text += (fields + [match.families.joined(separator: "\u{1F}")]).joined(separator: "\t") + "\n"
+    }
+    for (key, list) in sortedFaces.sorted(by: { $0.key < $1.key }) {
+      // A list is kept whole or not at all: a face left out would change which face comes first.
+      let writable = list.faces.allSatisfy { face in
+        !face.path.contains("\t") && !face.path.contains("\n") && !face.family.contains("\t")
+          && !face.family.contains("\n")
+      }
+      guard writable else { continue }
+      for face in list.faces {
+        let flags = [face.isColor, face.synthesizeBold, face.synthesizeOblique].map { $0 ? "1" : "0" }
+        let fields = ["sorted", key, list.complete ? "1" : "0", face.path, String(face.index), face.family] + flags
+        text += fields.joined(separator: "\t") + "\n"
+      }
     }
     for (key, exact) in wordShaping.sorted(by: { $0.key < $1.key }) {
       text += "words\t\(key)\t\(exact ? 1 : 0)\n"

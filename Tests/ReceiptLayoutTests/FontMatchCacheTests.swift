@@ -52,7 +52,36 @@ import Testing
     #expect(first == expected[0])
     #expect(first.warnings.contains { $0.contains("'No Such Family' is not installed") }, "\(first.warnings)")
     #expect(!warm.hasLoadedFontconfig, "every family of the Latin receipt came from the cache")
-    #expect(try documents().map { try warm.layout($0) } == expected, "fallback still asks fontconfig, same answers")
+    #expect(try documents().map { try warm.layout($0) } == expected, "fallback from the cache, same answers")
+    #expect(!warm.hasLoadedFontconfig, "fallback (CJK, Arabic, Hebrew, Thai, emoji) from the cached sorted faces")
+  }
+
+  /// Fallback keeps only fontconfig's first faces for a style: a character none of them covers
+  /// (here, with the list cut to one face) asks fontconfig for the whole list, and finds the
+  /// same font as without the cache.
+  @Test func aCharacterTheCachedFacesDoNotCoverAsksFontconfig() throws {
+    let file = try cacheFile()
+    let documents = [ReceiptDocument.plainText("Total 12.50 領収書 ☕")]
+    let uncached = try ReceiptLayoutEngine(fontCache: nil)
+    let expected = try documents.map { try uncached.layout($0) }
+    _ = try documents.map { try ReceiptLayoutEngine(fontCache: file).layout($0) }
+    // Keep only the first face of every sorted list, marked incomplete.
+    let text = try String(contentsOfFile: file, encoding: .utf8)
+    var seen: Set<String> = []
+    let lines = text.split(separator: "\n").compactMap { line -> String? in
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+      guard fields.first == "sorted" else { return String(line) }
+      let key = fields[1...4].joined(separator: "\t")
+      guard seen.insert(key).inserted else { return nil }
+      var kept = fields.map(String.init)
+      kept[5] = "0"
+      return kept.joined(separator: "\t")
+    }
+    #expect(!seen.isEmpty, "the cache kept sorted faces")
+    try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+    let cut = try ReceiptLayoutEngine(fontCache: file)
+    #expect(try documents.map { try cut.layout($0) } == expected)
+    #expect(cut.hasLoadedFontconfig, "the first face lacks CJK: fontconfig was asked for the rest")
   }
 
   @Test func aChangeInAWatchedDirectoryOrTheEnvironmentIsAMiss() throws {
