@@ -32,31 +32,25 @@ enum BarcodeEncoder {
     }
     let status = ZBarcode_Encode(symbol, bytes, Int32(bytes.count))
     if status != 0 {
-      let reason = withUnsafeBytes(of: &symbol.pointee.errtxt) { Self.text($0) }
+      let reason = String(cString: receipt_zint_error(symbol))
       throw LayoutError.barcode(symbology: barcode.symbology.rawValue, data: barcode.data, reason: reason)
     }
+    // zint's fixed arrays through C accessors (shim.h): touching them from Swift would build
+    // the type metadata of a 200 × 144 tuple at run time, a sixth of a one-shot render.
     let rows = Int(symbol.pointee.rows)
     let width = Int(symbol.pointee.width)
-    let rowStride = MemoryLayout.size(ofValue: symbol.pointee.encoded_data.0)
     var modules: [[Bool]] = []
-    withUnsafeBytes(of: &symbol.pointee.encoded_data) { raw in
-      for r in 0..<rows {
-        modules.append((0..<width).map { c in raw[r * rowStride + c >> 3] >> (c & 7) & 1 == 1 })
-      }
+    for r in 0..<rows {
+      guard let row = receipt_zint_row(symbol, Int32(r)) else { break }
+      modules.append((0..<width).map { c in row[c >> 3] >> (c & 7) & 1 == 1 })
     }
-    let heights = withUnsafeBytes(of: &symbol.pointee.row_height) { raw in
-      (0..<rows).map { Double(raw.load(fromByteOffset: $0 * 4, as: Float.self)) }
-    }
-    let text = withUnsafeBytes(of: &symbol.pointee.text) { Self.text($0) }
+    let heights = (0..<rows).map { Double(receipt_zint_row_height(symbol, Int32($0))) }
+    let text = String(
+      decoding: UnsafeBufferPointer(start: receipt_zint_text(symbol), count: 128).prefix { $0 != 0 }, as: UTF8.self)
     let linear = !barcode.symbology.isTwoDimensional
     return EncodedBarcode(
       modules: modules, rowHeights: linear ? heights.map { _ in 0 } : heights.map { $0 > 0 ? $0 : 1 },
       quietZone: quiet, humanReadable: linear ? text : "")
-  }
-
-  /// A NUL-terminated string in a fixed C array.
-  private static func text(_ raw: UnsafeRawBufferPointer) -> String {
-    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
   }
 
   /// EAN/UPC lengths: with the check digit zint verifies it (`_CHK` types), without it computes it.
