@@ -45,8 +45,7 @@ enum BarcodeEncoder {
       modules.append((0..<width).map { c in row[c >> 3] >> (c & 7) & 1 == 1 })
     }
     let heights = (0..<rows).map { Double(receipt_zint_row_height(symbol, Int32($0))) }
-    let text = String(
-      decoding: UnsafeBufferPointer(start: receipt_zint_text(symbol), count: 128).prefix { $0 != 0 }, as: UTF8.self)
+    let text = String(cString: receipt_zint_text(symbol))
     let linear = !barcode.symbology.isTwoDimensional
     return EncodedBarcode(
       modules: modules, rowHeights: linear ? heights.map { _ in 0 } : heights.map { $0 > 0 ? $0 : 1 },

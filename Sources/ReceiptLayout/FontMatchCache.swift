@@ -94,17 +94,11 @@ struct FontMatchCache {
         if fields.count == 3 { wordShaping[fields[1]] = fields[2] == "1" }
       } else if fields[0] == "fontdir" {
         if fields.count == 2 { directories.append(fields[1]) }
-      } else if fields[0] == "match", fields.count == 11, let index = Int(fields[5]) {
-        let face = FontFace(
-          path: fields[4], index: index, family: fields[6], isColor: fields[7] == "1",
-          synthesizeBold: fields[8] == "1", synthesizeOblique: fields[9] == "1")
+      } else if fields[0] == "match", fields.count == 11, let face = Self.face(fields[4..<10]) {
         let families = Array(fields[10].utf8).split(separator: 0x1F).map { String(decoding: $0, as: UTF8.self) }
         matches[fields[1...3].joined(separator: "\t")] = Match(face: face, families: families)
       } else if fields[0] == "sorted" {
-        guard fields.count == 12, let index = Int(fields[7]) else { continue }
-        let face = FontFace(
-          path: fields[6], index: index, family: fields[8], isColor: fields[9] == "1",
-          synthesizeBold: fields[10] == "1", synthesizeOblique: fields[11] == "1")
+        guard fields.count == 12, let face = Self.face(fields[6..<12]) else { continue }
         sorted[fields[1...4].joined(separator: "\t"), default: SortedFaces(faces: [], complete: fields[5] == "1")]
           .faces.append(face)
       } else if fields[0] != "match" {
@@ -190,32 +184,40 @@ struct FontMatchCache {
     guard let path else { return }
     var text = stamp.isEmpty ? "" : stamp.joined(separator: "\n") + "\n"
     for (key, match) in matches.sorted(by: { $0.key < $1.key }) {
-      let face = match.face
-      guard !match.families.contains(where: { $0.contains("\t") || $0.contains("\n") }),
-        !face.path.contains("\t"), !face.path.contains("\n"), !face.family.contains("\t"), !face.family.contains("\n")
-      else { continue }
-      let flags = [face.isColor, face.synthesizeBold, face.synthesizeOblique].map { $0 ? "1" : "0" }
-      let fields = ["match", key, face.path, String(face.index), face.family] + flags
-      text += (fields + [match.families.joined(separator: "\u{1F}")]).joined(separator: "\t") + "\n"
+      guard let face = Self.fields(match.face), !match.families.contains(where: Self.breaksLine) else { continue }
+      text += (["match", key] + face + [match.families.joined(separator: "\u{1F}")]).joined(separator: "\t") + "\n"
     }
     for (key, list) in sortedFaces.sorted(by: { $0.key < $1.key }) {
       // A list is kept whole or not at all: a face left out would change which face comes first.
-      let writable = list.faces.allSatisfy { face in
-        !face.path.contains("\t") && !face.path.contains("\n") && !face.family.contains("\t")
-          && !face.family.contains("\n")
-      }
-      guard writable else { continue }
-      for face in list.faces {
-        let flags = [face.isColor, face.synthesizeBold, face.synthesizeOblique].map { $0 ? "1" : "0" }
-        let fields = ["sorted", key, list.complete ? "1" : "0", face.path, String(face.index), face.family] + flags
-        text += fields.joined(separator: "\t") + "\n"
-      }
+      let faces = list.faces.compactMap(Self.fields)
+      guard faces.count == list.faces.count else { continue }
+      for face in faces { text += (["sorted", key, list.complete ? "1" : "0"] + face).joined(separator: "\t") + "\n" }
     }
     for (key, exact) in wordShaping.sorted(by: { $0.key < $1.key }) {
       text += "words\t\(key)\t\(exact ? 1 : 0)\n"
     }
     for directory in fontDirectories { text += "fontdir\t\(directory)\n" }
     Self.writeAtomically(text, to: path)
+  }
+
+  /// Whether text cannot be a field of a line (it holds a tab or a line feed).
+  private static func breaksLine(_ text: String) -> Bool { text.contains("\t") || text.contains("\n") }
+
+  /// A face as the six fields of a line (path, index, family, color, bold, oblique); nil when a
+  /// name cannot be a field.
+  private static func fields(_ face: FontFace) -> [String]? {
+    guard !breaksLine(face.path), !breaksLine(face.family) else { return nil }
+    let flags = [face.isColor, face.synthesizeBold, face.synthesizeOblique].map { $0 ? "1" : "0" }
+    return [face.path, String(face.index), face.family] + flags
+  }
+
+  /// The face six fields of a line name (``fields(_:)``).
+  private static func face(_ fields: ArraySlice<String>) -> FontFace? {
+    let f = Array(fields)
+    guard f.count == 6, let index = Int(f[1]) else { return nil }
+    return FontFace(
+      path: f[0], index: index, family: f[2], isColor: f[3] == "1", synthesizeBold: f[4] == "1",
+      synthesizeOblique: f[5] == "1")
   }
 
   /// The stamp lines for now, over the paths a recorded stamp watched.

@@ -84,6 +84,28 @@ import Testing
     #expect(cut.hasLoadedFontconfig, "the first face lacks CJK: fontconfig was asked for the rest")
   }
 
+  /// The file is read as bytes: names beyond ASCII (a Japanese family, an accented path, a
+  /// family list with its unit separators) come back as they were written, in order.
+  @Test func nonASCIINamesSurviveTheFileAsWritten() throws {
+    let file = try cacheFile()
+    let japanese = FontFace(
+      path: "/usr/share/fonts/opentype/noto/NotoSansCJK-Régulier.ttc", index: 2, family: "ノト サンズ CJK JP",
+      isColor: false, synthesizeBold: true, synthesizeOblique: false)
+    let emoji = FontFace(path: "/fonts/émoji 🍰.ttf", index: 0, family: "Émoji", isColor: true)
+    var cache = FontMatchCache(path: file, fontconfigVersion: 21400)
+    let match = FontMatchCache.Match(face: japanese, families: ["Noto Sans CJK JP", "ノト サンズ CJK JP", "Ωmega"])
+    let key = try #require(FontMatchCache.key(family: "日本語 Sans", weight: 700, italic: false))
+    let sortedKey = try #require(FontMatchCache.sortedKey(family: "Café", weight: 400, italic: true, emoji: true))
+    cache.record(match, for: key, fontconfigVersion: 21400, configFiles: [], fontDirectories: ["/fonts/ü"])
+    cache.record(
+      sorted: [emoji, japanese], for: sortedKey, fontconfigVersion: 21400, configFiles: [],
+      fontDirectories: ["/fonts/ü"])
+    let read = FontMatchCache(path: file, fontconfigVersion: 21400)
+    #expect(read.matches[key] == match)
+    #expect(read.sortedFaces[sortedKey] == FontMatchCache.SortedFaces(faces: [emoji, japanese], complete: true))
+    #expect(read.fontDirectories == ["/fonts/ü"])
+  }
+
   @Test func aChangeInAWatchedDirectoryOrTheEnvironmentIsAMiss() throws {
     let file = try cacheFile()
     let fonts = URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("fonts")
