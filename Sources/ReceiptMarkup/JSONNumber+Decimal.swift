@@ -5,15 +5,24 @@ public import Foundation
 extension JSONNumber {
   /// Most significant digits arithmetic keeps exactly.
   public static let maxArithmeticDigits = 38
+  private static let posix = Locale(identifier: "en_US_POSIX")
 
   /// The value as a `Decimal`, or nil when it has more than 38 significant digits or a power
   /// of ten outside what `Decimal` holds.
   public var exactDecimal: Decimal? {
     // 39 digits when they fit Decimal's 128-bit significand (a quotient can have them).
-    guard digits.count <= Self.maxArithmeticDigits + 1, (-128...127).contains(exponent),
-      let significand = Decimal(string: digits, locale: Locale(identifier: "en_US_POSIX")),
-      digits.count <= Self.maxArithmeticDigits || significand.description == digits
-    else { return nil }
+    guard (-128...127).contains(exponent) else { return nil }
+    // Up to 19 digits fit a UInt64 (most numbers: prices, quantities, ids): no text parsing.
+    let significand: Decimal
+    if digits.utf8.count <= 19, let whole = UInt64(digits) {
+      significand = Decimal(whole)
+    } else {
+      guard digits.count <= Self.maxArithmeticDigits + 1,
+        let parsed = Decimal(string: digits, locale: Self.posix),
+        digits.count <= Self.maxArithmeticDigits || parsed.description == digits
+      else { return nil }
+      significand = parsed
+    }
     return Decimal(sign: negative ? .minus : .plus, exponent: exponent, significand: significand)
   }
 

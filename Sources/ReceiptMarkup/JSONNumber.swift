@@ -14,54 +14,69 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
   /// Parses a JSON number literal (RFC 8259 grammar); nil if it is not one or its exponent is
   /// beyond ±100,000 (no order needs more, and it keeps every operation bounded).
   public init?(literal: String) {
-    var bytes = Array(literal.utf8)[...]
+    var text = literal
+    guard let value = text.withUTF8({ Self.value(of: $0) }) else { return nil }
+    self.literal = literal
+    (negative, digits, exponent) = value
+  }
+
+  /// Parses the literal in `bytes` (the JSON parser's input, read in place).
+  init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+    guard let value = Self.value(of: bytes) else { return nil }
+    literal = String(decoding: bytes, as: UTF8.self)
+    (negative, digits, exponent) = value
+  }
+
+  /// Sign, significant digits and power of ten of a literal, read byte by byte.
+  private static func value(of b: UnsafeBufferPointer<UInt8>) -> (Bool, String, Int)? {
+    let n = b.count
+    var i = 0
     var negative = false
-    if bytes.first == UInt8(ascii: "-") {
+    if i < n, b[i] == UInt8(ascii: "-") {
       negative = true
-      bytes = bytes.dropFirst()
+      i += 1
     }
-    var integer: ArraySlice<UInt8> = []
-    var fraction: ArraySlice<UInt8> = []
+    let integer = i
+    while i < n, isDigit(b[i]) { i += 1 }
+    let integerEnd = i
+    guard integerEnd > integer, integerEnd - integer == 1 || b[integer] != UInt8(ascii: "0") else { return nil }
+    var (fraction, fractionEnd) = (i, i)
+    if i < n, b[i] == UInt8(ascii: ".") {
+      i += 1
+      fraction = i
+      while i < n, isDigit(b[i]) { i += 1 }
+      fractionEnd = i
+      guard fractionEnd > fraction else { return nil }
+    }
     var exponent = 0
-    let intEnd = bytes.firstIndex { !Self.isDigit($0) } ?? bytes.endIndex
-    integer = bytes[bytes.startIndex..<intEnd]
-    guard !integer.isEmpty, integer.count == 1 || integer.first != UInt8(ascii: "0") else { return nil }
-    var rest = bytes[intEnd...]
-    if rest.first == UInt8(ascii: ".") {
-      rest = rest.dropFirst()
-      let end = rest.firstIndex { !Self.isDigit($0) } ?? rest.endIndex
-      fraction = rest[rest.startIndex..<end]
-      guard !fraction.isEmpty else { return nil }
-      rest = rest[end...]
-    }
-    if let e = rest.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
-      rest = rest.dropFirst()
+    if i < n, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+      i += 1
       var sign = 1
-      if let s = rest.first, s == UInt8(ascii: "+") || s == UInt8(ascii: "-") {
-        sign = s == UInt8(ascii: "-") ? -1 : 1
-        rest = rest.dropFirst()
+      if i < n, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
+        sign = b[i] == UInt8(ascii: "-") ? -1 : 1
+        i += 1
       }
-      let end = rest.firstIndex { !Self.isDigit($0) } ?? rest.endIndex
-      let exponentDigits = rest[rest.startIndex..<end]
-      guard !exponentDigits.isEmpty, exponentDigits.count <= 6 else { return nil }
-      exponent = sign * Int(String(decoding: exponentDigits, as: UTF8.self))!
-      rest = rest[end...]
+      let start = i
+      while i < n, isDigit(b[i]) { i += 1 }
+      guard i > start, i - start <= 6 else { return nil }
+      for k in start..<i { exponent = exponent * 10 + Int(b[k] - UInt8(ascii: "0")) }
+      exponent *= sign
     }
-    guard rest.isEmpty, abs(exponent) <= 100_000 else { return nil }
-    var all = Array(integer) + Array(fraction)
-    exponent -= fraction.count
+    guard i == n, abs(exponent) <= 100_000 else { return nil }
+    exponent -= fractionEnd - fraction
+    // The integer and fraction digits as one run, without leading and trailing zeros.
+    var all: [UInt8] = []
+    all.reserveCapacity(integerEnd - integer + fractionEnd - fraction)
+    all.append(contentsOf: UnsafeBufferPointer(rebasing: b[integer..<integerEnd]))
+    all.append(contentsOf: UnsafeBufferPointer(rebasing: b[fraction..<fractionEnd]))
     let leading = all.firstIndex { $0 != UInt8(ascii: "0") } ?? all.endIndex
-    all.removeFirst(leading)
-    while let last = all.last, last == UInt8(ascii: "0") {
-      all.removeLast()
+    var end = all.endIndex
+    while end > leading, all[end - 1] == UInt8(ascii: "0") {
+      end -= 1
       exponent += 1
     }
-    self.literal = literal
-    if all.isEmpty {
-      (self.negative, self.digits, self.exponent) = (false, "0", 0)
-    } else {
-      (self.negative, self.digits, self.exponent) = (negative, String(decoding: all, as: UTF8.self), exponent)
-    }
+    if leading == end { return (false, "0", 0) }
+    return (negative, String(decoding: all[leading..<end], as: UTF8.self), exponent)
   }
 
   /// An integer.

@@ -12,6 +12,11 @@ extension JSONParser {
       guard i < bytes.count else { throw error(at: start, "this string is never closed; add \"") }
       let b = bytes[i]
       if b == UInt8(ascii: "\"") {
+        // Without escapes the string is the bytes as they are (validated above): one copy.
+        if runStart == start + 1 {
+          i += 1
+          return String(decoding: UnsafeBufferPointer(rebasing: bytes[runStart..<(i - 1)]), as: UTF8.self)
+        }
         result.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
         i += 1
         break

@@ -84,7 +84,8 @@ public struct JSONParser {
     try enter()
     i += 1
     var members: [String: JSONValue] = [:]
-    var keyOffsets: [String: Int] = [:]
+    // Where each member's name starts, in order: read again only to name a duplicate's first.
+    var keyOffsets: [Int] = []
     skipSpace()
     if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
       i += 1
@@ -101,12 +102,12 @@ public struct JSONParser {
       }
       let keyOffset = i
       let key = try string()
-      if let first = keyOffsets[key] {
-        let (line, column) = position(of: first)
+      if members[key] != nil {
+        let (line, column) = position(of: try firstOffset(of: key, among: keyOffsets))
         throw error(
           at: keyOffset, "duplicate key \"\(key)\" (first at line \(line), column \(column)); keep only one")
       }
-      keyOffsets[key] = keyOffset
+      keyOffsets.append(keyOffset)
       skipSpace()
       guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else {
         throw error(at: i, "expected ':' after the member name \"\(key)\", found \(describe(i))")
@@ -129,6 +130,16 @@ public struct JSONParser {
       depth -= 1
       return .object(members)
     }
+  }
+
+  /// The offset of the member name `key` among names read at `offsets` (a duplicate's first).
+  private func firstOffset(of key: String, among offsets: [Int]) throws -> Int {
+    var reader = self
+    for offset in offsets {
+      reader.i = offset
+      if try reader.string() == key { return offset }
+    }
+    return offsets.first ?? 0
   }
 
   private mutating func array() throws -> JSONValue {
@@ -184,8 +195,8 @@ public struct JSONParser {
   private mutating func number() throws -> JSONNumber {
     let start = i
     while i < bytes.count, Self.isNumberByte(bytes[i]) { i += 1 }
-    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
-    guard let number = JSONNumber(literal: text) else {
+    guard let number = JSONNumber(utf8: UnsafeBufferPointer(rebasing: bytes[start..<i])) else {
+      let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
       throw error(
         at: start,
         "'\(text.prefix(40))' is not a JSON number (digits with an optional '-', fraction and exponent up to e±100000;"

@@ -1,4 +1,5 @@
 public import Foundation
+import ReceiptModel
 
 /// Order data: any JSON value, addressed by paths such as `order.items[0].price`.
 ///
@@ -82,7 +83,7 @@ public enum JSONValue: Hashable, Sendable {
   var decimal: JSONNumber? {
     switch self {
     case .number(let n): return n
-    case .string(let s): return JSONNumber(literal: s.trimmingCharacters(in: .whitespaces))
+    case .string(let s): return JSONNumber(literal: Length.trimmed(s))
     case .bool(let b): return JSONNumber(b ? 1 : 0)
     default: return nil
     }

@@ -15,7 +15,8 @@ final class NumberStrings: Sendable {
     /// The currency code, or the fraction digits.
     var argument: String?
     var rounding: RoundingMode
-    /// The value as written (`1.50` and `1.5` are kept apart).
+    /// The value: sign, significant digits and power of ten (`-15e-1`); one value, one key,
+    /// however it was written (`1.50`, `1.5`, `15e-1`).
     var value: String
   }
 

@@ -69,7 +69,7 @@ struct Attributes {
 
   func number(_ name: String, in range: ClosedRange<Double> = -1e6...1e6) throws -> Double? {
     guard let v = self[name] else { return nil }
-    guard let n = Double(v.trimmingCharacters(in: .whitespaces)), range.contains(n) else {
+    guard let n = Double(Length.trimmed(v)), range.contains(n) else {
       throw TemplateError(
         location, "\(name) on <\(element)> must be a number in \(range.lowerBound)…\(range.upperBound), not '\(v)'")
     }

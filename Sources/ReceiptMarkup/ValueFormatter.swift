@@ -47,6 +47,8 @@ struct ValueFormatter {
   ]
 
   let locale: Locale
+  /// `locale.identifier`, asked once (it keys every kept number string).
+  let localeIdentifier: String
   /// The zone of times without an offset (Unix seconds, `2026-11-23T14:05`).
   let timeZone: TimeZone
   /// The template's zone: when set, every time is shown in it; otherwise a time keeps its offset.
@@ -58,6 +60,7 @@ struct ValueFormatter {
 
   init(locale: Locale, timeZone: TimeZone, defaultCurrency: String?) {
     self.locale = locale
+    localeIdentifier = locale.identifier
     self.timeZone = timeZone
     self.defaultCurrency = defaultCurrency
   }
@@ -67,21 +70,28 @@ struct ValueFormatter {
   /// `currency`, `number` or `percent` of an exact number.
   func formatNumber(_ value: JSONValue, style: String, argument: String?, at location: SourceLocation) throws -> String
   {
-    let decimal = try Self.decimal(value, for: style, at: location)
+    let (number, decimal) = try Self.number(value, for: style, at: location)
     // An amount that rounds to zero prints as zero, not "-0,00 €".
-    if decimal < 0 {
-      let zero = try formatNumber(Decimal(0), style: style, argument: argument, at: location)
-      if try formatNumber(-decimal, style: style, argument: argument, at: location) == zero { return zero }
+    if number.negative {
+      let zero = try formatNumber(Decimal(0), key: "0e0", style: style, argument: argument, at: location)
+      let magnitude = "\(number.digits)e\(number.exponent)"
+      if try formatNumber(-decimal, key: magnitude, style: style, argument: argument, at: location) == zero {
+        return zero
+      }
     }
-    return try formatNumber(decimal, style: style, argument: argument, at: location)
+    let key = "\(number.negative ? "-" : "")\(number.digits)e\(number.exponent)"
+    return try formatNumber(decimal, key: key, style: style, argument: argument, at: location)
   }
 
-  private func formatNumber(_ decimal: Decimal, style: String, argument: String?, at location: SourceLocation) throws
-    -> String
-  {
+  /// `decimal` formatted, kept in ``NumberStrings`` under `key`: its sign, significant digits
+  /// and power of ten (one value has one key, so `1.50` and `1.5` share it; no `Decimal` is
+  /// turned into text to look it up).
+  private func formatNumber(
+    _ decimal: Decimal, key value: String, style: String, argument: String?, at location: SourceLocation
+  ) throws -> String {
     let key = NumberStrings.Key(
-      locale: locale.identifier, style: style, argument: style == "currency" ? argument ?? defaultCurrency : argument,
-      rounding: rounding, value: decimal.description)
+      locale: localeIdentifier, style: style,
+      argument: style == "currency" ? argument ?? defaultCurrency : argument, rounding: rounding, value: value)
     return try NumberStrings.shared.string(key) {
       try formatNumberAfresh(decimal, style: style, argument: argument, at: location)
     }
@@ -140,6 +150,13 @@ struct ValueFormatter {
 
   /// A value as an exact decimal, or an error naming what was wrong with it.
   static func decimal(_ value: JSONValue, for what: String, at location: SourceLocation) throws -> Decimal {
+    try number(value, for: what, at: location).decimal
+  }
+
+  /// A value as a number and its exact decimal, or an error naming what was wrong with it.
+  static func number(_ value: JSONValue, for what: String, at location: SourceLocation) throws -> (
+    number: JSONNumber, decimal: Decimal
+  ) {
     guard let number = value.decimal else {
       throw TemplateError(location, "\(what) needs a number, but the value is \(value.quotedForMessage)")
     }
@@ -149,7 +166,7 @@ struct ValueFormatter {
         "\(value.text.prefix(40)) has more than \(JSONNumber.maxArithmeticDigits) significant digits; \(what) is exact up to \(JSONNumber.maxArithmeticDigits)"
       )
     }
-    return decimal
+    return (number, decimal)
   }
 
   // MARK: - Strings

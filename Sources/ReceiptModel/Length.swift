@@ -58,7 +58,7 @@ public struct Length: Hashable, Sendable, Comparable, CustomStringConvertible {
   /// `text` without leading and trailing `.whitespaces`; Foundation is asked only when an end
   /// is not a plain ASCII character (template attributes are parsed for every element of every
   /// receipt, and bridging to `NSString` cost more than the parse).
-  static func trimmed(_ text: String) -> String {
+  package static func trimmed(_ text: String) -> String {
     if let first = text.utf8.first, let last = text.utf8.last, first < 0x80, last < 0x80,
       first != 0x20, first != 0x09, last != 0x20, last != 0x09
     {

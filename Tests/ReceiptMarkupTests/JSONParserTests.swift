@@ -176,6 +176,7 @@ import Testing
     (#"[1, 2,]"#, "1:7: a trailing comma before ] is not allowed"),
     (#"{"a": 01}"#, "1:7: '01' is not a JSON number"),
     (#"{"a": 1, "a": 2}"#, "1:10: duplicate key \"a\" (first at line 1, column 2)"),
+    (#"{"b": 1, "a\u0062": 2, "ab": 3}"#, "1:24: duplicate key \"ab\" (first at line 1, column 10)"),
     ("{\"a\":\n  \"x\u{01}\"}", "2:5: a control character (U+01) must be escaped"),
     (#"{"a": "\ud800"}"#, "1:8: \\uD800 is half of a surrogate pair"),
     (#"{"a": NaN}"#, "1:7: expected a value"),
@@ -224,5 +225,28 @@ import Testing
     let data = try #require(ranges["data"])
     #expect(String(decoding: Array(text.utf8)[data], as: UTF8.self) == #"{"items": [1, 2]}"#)
     #expect(members.count == 3)
+  }
+
+  /// Numbers of up to 19 digits become `Decimal`s without text parsing; at every length and
+  /// power of ten the value (and its digits) must be what Foundation's parser reads.
+  @Test func exactDecimalsAreWhatFoundationReadsAtEveryLength() throws {
+    var state: UInt64 = 35
+    func next(_ n: UInt64) -> UInt64 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return (state >> 33) % n
+    }
+    let posix = Locale(identifier: "en_US_POSIX")
+    for length in 1...38 {
+      for _ in 0..<25 {
+        var digits = String(1 + next(9))
+        for _ in 1..<length { digits += String(next(10)) }
+        let literal = (next(2) == 0 ? "-" : "") + digits + "e" + String(Int(next(61)) - 30)
+        let number = try #require(JSONNumber(literal: literal))
+        let expected = try #require(Decimal(string: literal, locale: posix))
+        #expect(number.exactDecimal == expected, "\(literal)")
+        #expect(number.exactDecimal?.description == expected.description, "\(literal)")
+      }
+    }
+    #expect(JSONNumber(literal: "1e200")?.exactDecimal == nil)
   }
 }

@@ -9,7 +9,12 @@ import Testing
 @Suite(.serialized) struct NumberStringsTests {
   static let locales = ["en_US", "de_DE", "fr_FR", "ja_JP", "ar_SA", "ar_SA@numbers=latn"]
   static let here = SourceLocation(file: "t.xml", line: 1, column: 1)
-  static let values = ["0", "1.5", "1.50", "1.500", "-0.004", "-1.005", "2.675", "12345678.9", "0.125", "1000", "-0"]
+  // Equal values written apart (1.5, 1.50, 1.5e0) share a kept string; a sign, a power of ten
+  // or a digit apart (-1.005 and 1.005, 15 and 150) must not.
+  static let values = [
+    "0", "1.5", "1.50", "1.500", "1.5e0", "-0.004", "0.004", "-1.005", "1.005", "2.675", "12345678.9", "0.125", "1000",
+    "-0", "15", "150", "1.5e1", "820982911946154508",
+  ]
 
   @Test(arguments: locales)
   func aKeptNumberIsAFreshlyFormattedOne(locale: String) throws {
