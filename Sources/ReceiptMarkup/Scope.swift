@@ -7,6 +7,25 @@ struct Scope {
   var root: JSONValue
   var variables: [String: JSONValue] = [:]
   var element: JSONValue?
+  /// The `repeat`s around this point, innermost last: each binds its name, and the innermost
+  /// one is `loop`. Kept as positions, not as JSON: a receipt repeats a couple of hundred
+  /// times, and few templates ask for `loop` at all.
+  var repeats: [Repeat] = []
+
+  struct Repeat {
+    var name: String
+    var item: JSONValue
+    var index: Int
+    var count: Int
+
+    /// `loop`: index (from 0), number (from 1), count, first, last.
+    var loop: JSONValue {
+      .object([
+        "index": .number(JSONNumber(index)), "number": .number(JSONNumber(index + 1)),
+        "count": .number(JSONNumber(count)), "first": .bool(index == 0), "last": .bool(index == count - 1),
+      ])
+    }
+  }
 
   func value(at path: DataPath) -> JSONValue? {
     guard case .key(let first) = path.segments[0] else { return nil }
@@ -15,6 +34,10 @@ struct Scope {
       current = element
     } else if let member = element?[first] {
       current = member
+    } else if let bound = repeats.last(where: { $0.name == first }) {
+      current = bound.item
+    } else if first == "loop", let innermost = repeats.last {
+      current = innermost.loop
     } else if let v = variables[first] {
       current = v
     } else if first == "order" {

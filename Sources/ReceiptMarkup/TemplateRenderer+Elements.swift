@@ -98,12 +98,7 @@ extension TemplateRenderer {
         throw TemplateError(node.location, "more than \(Self.maxIterations) repeated items in one receipt")
       }
       var inner = scope
-      inner.variables[name] = item
-      inner.variables["loop"] = .object([
-        "index": .number(JSONNumber(index)), "number": .number(JSONNumber(index + 1)),
-        "count": .number(JSONNumber(items.count)),
-        "first": .bool(index == 0), "last": .bool(index == items.count - 1),
-      ])
+      inner.repeats.append(Scope.Repeat(name: name, item: item, index: index, count: items.count))
       out += try expand(node.children, scope: inner, style: style, inRow: inRow)
     }
     return out

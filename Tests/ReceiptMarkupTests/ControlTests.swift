@@ -13,6 +13,24 @@ import Testing
     #expect(r.texts == ["1/3 Tea", "2/3 Cake", "3/3 Pie"])
   }
 
+  /// Nested repeats: each name is bound to its own item, an inner name hides an outer one and
+  /// an order member of that name, and `loop` is the innermost repeat's (outside the inner one
+  /// it is the outer's again).
+  @Test func nestedRepeatsBindTheirOwnNamesAndLoop() throws {
+    let data = #"{"name": "Shop", "groups": [{"name": "Drinks", "items": ["Tea", "Coffee"]}, {"name": "Food", "items": ["Pie"]}]}"#
+    let body = """
+      <repeat items="$groups" as="g"><text>${loop.number}/${loop.count} $g.name</text>\
+      <repeat items="$g.items" as="name"><text>$g.name:$name ${loop.index} ${loop.first} ${loop.last}</text></repeat>\
+      <text>after ${loop.number} ${loop.last}</text></repeat><text>$name</text>
+      """
+    let r = try TemplateFixture.body(body, data: data)
+    #expect(
+      r.texts == [
+        "1/2 Drinks", "Drinks:Tea 0 true false", "Drinks:Coffee 1 false true", "after 1 false",
+        "2/2 Food", "Food:Pie 0 true true", "after 2 true", "Shop",
+      ])
+  }
+
   @Test func ifAndElseWithComparisons() throws {
     let body = """
       <if test="$tip"><text>tip</text></if><else><text>no tip</text></else>
