@@ -17,7 +17,9 @@ import Testing
   /// an order member of that name, and `loop` is the innermost repeat's (outside the inner one
   /// it is the outer's again).
   @Test func nestedRepeatsBindTheirOwnNamesAndLoop() throws {
-    let data = #"{"name": "Shop", "groups": [{"name": "Drinks", "items": ["Tea", "Coffee"]}, {"name": "Food", "items": ["Pie"]}]}"#
+    let data = #"""
+      {"name": "Shop", "groups": [{"name": "Drinks", "items": ["Tea", "Coffee"]}, {"name": "Food", "items": ["Pie"]}]}
+      """#
     let body = """
       <repeat items="$groups" as="g"><text>${loop.number}/${loop.count} $g.name</text>\
       <repeat items="$g.items" as="name"><text>$g.name:$name ${loop.index} ${loop.first} ${loop.last}</text></repeat>\
