@@ -16,41 +16,42 @@ import Testing
       // A warm connection first (the pool opens its connections on demand).
       let first = try await offPool { try RawConnection.post(port: port, "/v1/jobs", ServerFixture.body()) }
       #expect(first.hasPrefix("HTTP/1.1 202"), "\(first.prefix(200))")
-      // Another session takes the job table for 4 seconds.
+      // Another session takes the job table for 5 seconds.
       let lock = Task {
         try await offPool {
           try PostgresCluster.shared().psql(
-            "BEGIN; LOCK TABLE job IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT;", database: database)
+            "BEGIN; LOCK TABLE job IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(5); COMMIT;", database: database)
         }
       }
-      #expect(
-        try await eventually(seconds: 10, poll: 0.02) {
-          try PostgresCluster.shared().psql(
-            "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'job' "
-              + "AND l.mode = 'AccessExclusiveLock' AND l.granted", database: database) == "1"
-        }, "the lock is held")
+      // Whether that session still holds the lock, asked of PostgreSQL itself.
+      @Sendable func locked() throws -> Bool {
+        try PostgresCluster.shared().psql(
+          "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'job' "
+            + "AND l.mode = 'AccessExclusiveLock' AND l.granted", database: database) == "1"
+      }
+      #expect(try await eventually(seconds: 10, poll: 0.02) { try locked() }, "the lock is held")
       let held = Date()
       let submission = Task {
         try await offPool { try RawConnection.post(port: port, "/v1/jobs", ServerFixture.body()) }
       }
-      // Meanwhile, health and previews answer long before the lock goes, many times.
-      var slowest = 0.0
-      while Date().timeIntervalSince(held) < 2.5 {
-        let started = Date()
+      // Meanwhile, health and previews answer while the lock is still held, many times. (Not a
+      // time bound: under a sanitizer one /healthz can take more than a second; a handler held
+      // by the lock answers only once the lock is gone, so it is never seen answered while the
+      // lock is held.)
+      var answeredWhileLocked = 0
+      while Date().timeIntervalSince(held) < 3 {
         let health = try await offPool {
           try RawConnection.request(
             port: port, "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", timeout: 5)
         }
         #expect(health.hasPrefix("HTTP/1.1 200"))
-        slowest = max(slowest, Date().timeIntervalSince(started))
+        if try await offPool({ try locked() }) { answeredWhileLocked += 1 }
       }
       let preview = try await offPool {
         try RawConnection.post(port: port, "/v1/render?format=pdf", ServerFixture.body(), timeout: 30)
       }
       #expect(preview.hasPrefix("HTTP/1.1 200"), "a preview needs no database")
-      // A handler held by the lock would answer only when it goes, ≥ 1.5 s after the loop's last
-      // request; 1 s leaves room for a busy machine (0.57 s seen once under the full suite).
-      #expect(slowest < 1.0, "the slowest /healthz took \(slowest) s while the database was locked")
+      #expect(answeredWhileLocked >= 1, "/healthz answered \(answeredWhileLocked) times while the table was locked")
       let stored = try await submission.value
       #expect(stored.hasPrefix("HTTP/1.1 202"), "stored once the lock went: \(stored.prefix(200))")
       #expect(Date().timeIntervalSince(held) >= 1, "it waited for the lock")
