@@ -83,14 +83,17 @@ public struct JSONParser {
     let start = i
     try enter()
     i += 1
-    var members: [String: JSONValue] = [:]
-    // Where each member's name starts, in order: read again only to name a duplicate's first.
-    var keyOffsets: [Int] = []
+    // The members in order, with where each name starts (to name a duplicate's first); the
+    // dictionary is made once at the end, at its size (grown member by member, most objects
+    // were rehashed three times).
+    var members: [(name: String, value: JSONValue, offset: Int)] = []
+    // Names seen, once an object has more than a few (before that a scan is cheaper).
+    var names: Set<String>?
     skipSpace()
     if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
       i += 1
       depth -= 1
-      return .object(members)
+      return .object([:])
     }
     while true {
       skipSpace()
@@ -102,12 +105,17 @@ public struct JSONParser {
       }
       let keyOffset = i
       let key = try string()
-      if members[key] != nil {
-        let (line, column) = position(of: try firstOffset(of: key, among: keyOffsets))
+      if names?.contains(key) ?? members.contains(where: { $0.name == key }) {
+        let first = members.first { $0.name == key }?.offset ?? keyOffset
+        let (line, column) = position(of: first)
         throw error(
           at: keyOffset, "duplicate key \"\(key)\" (first at line \(line), column \(column)); keep only one")
       }
-      keyOffsets.append(keyOffset)
+      if names != nil {
+        names?.insert(key)
+      } else if members.count == 16 {
+        names = Set(members.map(\.name) + [key])
+      }
       skipSpace()
       guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else {
         throw error(at: i, "expected ':' after the member name \"\(key)\", found \(describe(i))")
@@ -115,7 +123,7 @@ public struct JSONParser {
       i += 1
       skipSpace()
       let valueStart = i
-      members[key] = try value()
+      members.append((key, try value(), keyOffset))
       if topLevel { topLevelRanges[key] = valueStart..<i }
       skipSpace()
       guard i < bytes.count else { throw error(at: start, "this object is never closed; add }") }
@@ -128,18 +136,10 @@ public struct JSONParser {
       }
       i += 1
       depth -= 1
-      return .object(members)
+      var object = [String: JSONValue](minimumCapacity: members.count)
+      for member in members { object[member.name] = member.value }
+      return .object(object)
     }
-  }
-
-  /// The offset of the member name `key` among names read at `offsets` (a duplicate's first).
-  private func firstOffset(of key: String, among offsets: [Int]) throws -> Int {
-    var reader = self
-    for offset in offsets {
-      reader.i = offset
-      if try reader.string() == key { return offset }
-    }
-    return offsets.first ?? 0
   }
 
   private mutating func array() throws -> JSONValue {

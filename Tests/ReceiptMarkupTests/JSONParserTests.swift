@@ -227,6 +227,25 @@ import Testing
     #expect(members.count == 3)
   }
 
+  /// Duplicates are found in small objects (by a scan) and large ones (by a set), and the message
+  /// names where the first one was.
+  @Test func aDuplicateIsFoundAmongFewAndManyMembers() {
+    for count in [3, 20, 40] {
+      let members = (0..<count).map { "\"k\($0)\": \($0)" }
+      for duplicate in Set([0, count / 2, count - 1]) {
+        let text = "{" + (members + ["\"k\(duplicate)\": 0"]).joined(separator: ", ") + "}"
+        let first = Array(text.utf8).firstRange(of: Array("\"k\(duplicate)\"".utf8))!.lowerBound
+        let expected = "duplicate key \"k\(duplicate)\" (first at line 1, column \(first + 1))"
+        #expect(throws: TemplateError.self, "\(count) \(duplicate)") { try JSONParser.parse(Data(text.utf8)) }
+        do {
+          _ = try JSONParser.parse(Data(text.utf8))
+        } catch {
+          #expect("\(error)".contains(expected), "\(error)")
+        }
+      }
+    }
+  }
+
   /// Numbers of up to 19 digits become `Decimal`s without text parsing; at every length and
   /// power of ten the value (and its digits) must be what Foundation's parser reads.
   @Test func exactDecimalsAreWhatFoundationReadsAtEveryLength() throws {

@@ -46,24 +46,26 @@ extension ESCPOSEncoder {
       let columns = RasterRenderer.printableColumns(pageWidth: rows.width, setup: receipt.pageSetup)
       let printable = rows.cropped(x: columns.lowerBound, width: columns.count)
       bytesPerLine = printable.bytesPerLine
-      var out = Data()
+      // Bytes gathered in an array and made `Data` once (appending `Data` to `Data` a band at a
+      // time cost more than the bands).
+      var out: [UInt8] = []
       printable.data.withUnsafeBufferPointer { data in
         for row in 0..<printable.height {
           let line = UnsafeBufferPointer(rebasing: data[(row * bytesPerLine)..<((row + 1) * bytesPerLine)])
           // (Each flush only when it has something: appending an empty Data per row was a
           // tenth of encoding.)
           if encoder.feedsBlankRows, Self.isBlank(line) {
-            if bandRowCount > 0 { out += flushBand() }
+            if bandRowCount > 0 { flushBand(into: &out) }
             blankRows += 1
             continue
           }
-          if blankRows > 0 { out += flushFeed() }
+          if blankRows > 0 { flushFeed(into: &out) }
           bandRows.append(contentsOf: line)
           bandRowCount += 1
-          if bandRowCount == encoder.bandHeight { out += flushBand() }
+          if bandRowCount == encoder.bandHeight { flushBand(into: &out) }
         }
       }
-      return out
+      return Data(out)
     }
 
     /// Whether a row has no dot, eight bytes at a time.
@@ -83,7 +85,10 @@ extension ESCPOSEncoder {
 
     /// Ends page `index` of the receipt: what is left of it, its drawer kicks and its cut.
     public mutating func endPage(_ index: Int) -> Data {
-      var out = flushBand() + flushFeed()
+      var bytes: [UInt8] = []
+      flushBand(into: &bytes)
+      flushFeed(into: &bytes)
+      var out = Data(bytes)
       let laidOut = receipt.pages[index]
       for case .drawerKick(let pin) in laidOut.commands {
         // ESC p m t1 t2: m = 0 pin 2, 1 pin 5; 50 ms on, 500 ms off. `automatic` is pin 2 here:
@@ -97,17 +102,17 @@ extension ESCPOSEncoder {
     }
 
     /// The blank run so far as `ESC J` feeds.
-    private mutating func flushFeed() -> Data {
-      guard blankRows > 0 else { return Data() }
-      defer { blankRows = 0 }
-      return ESCPOSEncoder.feed(rows: blankRows, dpi: dpi, unitsPerInch: unitsPerInch)
+    private mutating func flushFeed(into out: inout [UInt8]) {
+      guard blankRows > 0 else { return }
+      out += ESCPOSEncoder.feed(rows: blankRows, dpi: dpi, unitsPerInch: unitsPerInch)
+      blankRows = 0
     }
 
     /// The rows so far as one `GS v 0` band, as wide as its rightmost dot: GS v 0 prints from the
     /// left margin, so the blank bytes to the right of a band need not be sent (the whole row
     /// when not feeding).
-    private mutating func flushBand() -> Data {
-      guard bandRowCount > 0 else { return Data() }
+    private mutating func flushBand(into out: inout [UInt8]) {
+      guard bandRowCount > 0 else { return }
       defer {
         bandRows.removeAll(keepingCapacity: true)
         bandRowCount = 0
@@ -122,11 +127,8 @@ extension ESCPOSEncoder {
           bandBytes = max(bandBytes, last + 1)
         }
       }
-      var out = [UInt8]()
-      out.reserveCapacity(8 + rows * bandBytes)
       out += ESCPOSEncoder.bandHeader(bytes: bandBytes, rows: rows)
       for row in 0..<rows { out += bandRows[(row * stride)..<(row * stride + bandBytes)] }
-      return Data(out)
     }
   }
 }

@@ -70,8 +70,8 @@ public struct ESCPOSEncoder: Sendable {
 
   /// `rows` blank dot rows as `ESC J` feeds in the vertical unit; rows a unit cannot express
   /// (a unit of several dots) go as a blank band.
-  static func feed(rows: Int, dpi: Int, unitsPerInch: Int) -> Data {
-    var out = Data()
+  static func feed(rows: Int, dpi: Int, unitsPerInch: Int) -> [UInt8] {
+    var out: [UInt8] = []
     var units: Int
     var leftover = 0
     if unitsPerInch % dpi == 0 {
