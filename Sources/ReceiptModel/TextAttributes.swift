@@ -83,21 +83,41 @@ extension FontDescriptor {
   /// file path (`/usr/share/fonts/…/X.ttf 9`): comma-separated families, optional `bold`/`italic`
   /// words, and a trailing size in points. Missing parts keep the receipt defaults.
   public init?(parsing text: String) {
+    // A template names a handful of fonts, on element after element of every receipt.
+    if let known = Self.parsed.withLock({ $0[text] }) {
+      guard let known else { return nil }
+      self = known
+      return
+    }
+    let made = Self.parse(text)
+    Self.parsed.withLock { parsed in
+      if parsed.count >= 256 { parsed.removeAll() }
+      parsed[text] = made
+    }
+    guard let made else { return nil }
+    self = made
+  }
+
+  /// Descriptors parsed so far, by their text (at most 256; when full it starts again empty).
+  private static let parsed = Locked<[String: FontDescriptor?]>([:])
+
+  private static func parse(_ text: String) -> FontDescriptor? {
+    var descriptor = FontDescriptor.receiptDefault
     var words = text.split(separator: " ").map(String.init)
-    self = .receiptDefault
     if let last = words.last, let size = Double(last.replacingOccurrences(of: "pt", with: "")) {
       guard size > 0, size <= 500 else { return nil }
-      self.size = size
+      descriptor.size = size
       words.removeLast()
     }
     while let last = words.last?.lowercased(), ["bold", "italic", "oblique", "regular"].contains(last) {
-      if last == "bold" { weight = 700 }
-      if last == "italic" || last == "oblique" { italic = true }
+      if last == "bold" { descriptor.weight = 700 }
+      if last == "italic" || last == "oblique" { descriptor.italic = true }
       words.removeLast()
     }
     let families = words.joined(separator: " ").split(separator: ",").map {
       $0.trimmingCharacters(in: .whitespaces)
     }.filter { !$0.isEmpty }
-    if !families.isEmpty { self.families = families }
+    if !families.isEmpty { descriptor.families = families }
+    return descriptor
   }
 }

@@ -45,6 +45,18 @@ import Testing
     #expect(d.size == 12)
     #expect(FontDescriptor(parsing: "DejaVu Sans 0") == nil)
   }
+
+  /// Parsed descriptors are kept by their text: asked again (and after the kept ones were
+  /// dropped for being too many), every text gives what it gave the first time.
+  @Test func aKeptDescriptorIsTheOneItsTextGives() throws {
+    let texts = (0..<300).map { "DejaVu Sans\($0 % 3 == 0 ? " bold" : "") \(1 + $0 % 40)" } + ["Mono 0", "Mono 9pt"]
+    let first = texts.map { FontDescriptor(parsing: $0) }
+    for _ in 0..<2 {
+      #expect(texts.map { FontDescriptor(parsing: $0) } == first)
+    }
+    #expect(first[3]?.weight == 700 && first[4]?.weight == 400 && first[5]?.size == 6)
+    #expect(first[300] == nil && first[301]?.size == 9)
+  }
 }
 
 @Suite struct AttributedTextTests {
