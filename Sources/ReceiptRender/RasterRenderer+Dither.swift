@@ -49,14 +49,43 @@ extension RasterRenderer {
   private static func darken(
     _ page: inout RasterImage, with dots: ImageDotCache.Dots, x0: Int, y0: Int, width: Int, height: Int
   ) {
-    // Only the rows inside the page (or band).
+    // Only the rows and columns inside the page (or band).
     let first = max(0, -y0)
     let rows = first..<max(first, min(height, page.height - y0))
-    switch dots {
-    case .gray(let gray):
-      for y in rows { for x in 0..<width { page.darken(x: x0 + x, y: y0 + y, gray: gray[y * width + x]) } }
-    case .black(let black):
-      for y in rows { for x in 0..<width where black[y * width + x] { page.darken(x: x0 + x, y: y0 + y) } }
+    let left = max(0, -x0)
+    let columns = left..<max(left, min(width, page.width - x0))
+    let (bytesPerLine, oneBit) = (page.bytesPerLine, page.bitsPerPixel == 1)
+    // Through buffers: a logo is tens of thousands of dots, each a bounds check and a
+    // uniqueness check of the page's array when set one at a time.
+    page.data.withUnsafeMutableBufferPointer { out in
+      switch dots {
+      case .gray(let gray):
+        gray.withUnsafeBufferPointer { gray in
+          for y in rows {
+            let line = (y0 + y) * bytesPerLine + x0
+            for x in columns {
+              if oneBit {  // (gray dots are made for 8-bit pages only)
+                out[(y0 + y) * bytesPerLine + (x0 + x) >> 3] |= 0x80 >> UInt8((x0 + x) & 7)
+              } else {
+                out[line + x] = min(out[line + x], gray[y * width + x])
+              }
+            }
+          }
+        }
+      case .black(let black):
+        black.withUnsafeBufferPointer { black in
+          for y in rows {
+            let line = (y0 + y) * bytesPerLine
+            for x in columns where black[y * width + x] {
+              if oneBit {
+                out[line + (x0 + x) >> 3] |= 0x80 >> UInt8((x0 + x) & 7)
+              } else {
+                out[line + x0 + x] = 0
+              }
+            }
+          }
+        }
+      }
     }
   }
 
