@@ -49,6 +49,8 @@ public struct RasterImage: Hashable, Sendable {
   /// The columns `x ..< x + width` as a new image (used for the printable area of a page).
   public func cropped(x: Int, width: Int) -> RasterImage {
     precondition(x >= 0 && x + width <= self.width, "crop outside the image")
+    // Already the window, with no padding bits to clear (the printable 576 or 384 columns).
+    if x == 0, width == self.width, width % 8 == 0 || bitsPerPixel == 8 { return self }
     var out = RasterImage(width: width, height: height, bitsPerPixel: bitsPerPixel)
     let outBytes = out.bytesPerLine
     if bitsPerPixel == 8 {

@@ -45,9 +45,10 @@ extension RasterRenderer {
       var visible = page
       visible.items = zip(page.items, extents).filter { $0.1.overlaps(band) }.map(\.0)
       try painter.paint(visible, on: context.pointer, skip: Self.isDithered)
-      var image = try Self.image(from: surface, width: width, height: count, gray: gray)
+      let columns = imageColumns(pageWidth: width, setup: setup)
+      var image = try Self.image(from: surface, columns: columns, height: count, gray: gray)
       for item in visible.items where Self.isDithered(item) {
-        try composite(item, into: &image, scale: scale, painter: painter, top: top)
+        try composite(item, into: &image, scale: scale, painter: painter, top: top, left: columns.lowerBound)
       }
       try body(top, image)
       top += count

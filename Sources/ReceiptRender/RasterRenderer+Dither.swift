@@ -5,10 +5,12 @@ import ReceiptModel
 
 extension RasterRenderer {
   /// Draws an image or a color glyph run in gray on white at its dot position, dithers it (1-bit)
-  /// and darkens the page with it. `page` may be a band of the page whose first row is `top`:
-  /// the item's dots are made whole (the same dither) and only the band's rows are darkened.
+  /// and darkens the page with it. `page` may be a band of the page whose first row is `top`,
+  /// and hold the columns from `left` on: the item's dots are made whole (the same dither) and
+  /// only those inside are darkened.
   func composite(
-    _ item: LaidOutItem, into page: inout RasterImage, scale: Double, painter: CairoPainter, top: Int = 0
+    _ item: LaidOutItem, into page: inout RasterImage, scale: Double, painter: CairoPainter, top: Int = 0,
+    left: Int = 0
   ) throws {
     let rect: Rect
     let method: DitherMethod
@@ -35,14 +37,14 @@ extension RasterRenderer {
         phaseY: rect.y * scale - Double(y0), scale: scale, dither: method, gray: page.bitsPerPixel == 8)
     }
     if let key, let dots = ImageDotCache.shared.dots(for: key) {
-      Self.darken(&page, with: dots, x0: x0, y0: y0 - top, width: width, height: height)
+      Self.darken(&page, with: dots, x0: x0 - left, y0: y0 - top, width: width, height: height)
       return
     }
     let dots = try dots(
       of: item, x0: x0, y0: y0, width: width, height: height, scale: scale, method: method,
       gray: page.bitsPerPixel == 8, painter: painter)
     if let key { ImageDotCache.shared.store(dots, for: key) }
-    Self.darken(&page, with: dots, x0: x0, y0: y0 - top, width: width, height: height)
+    Self.darken(&page, with: dots, x0: x0 - left, y0: y0 - top, width: width, height: height)
   }
 
   /// Darkens the page with an item's dots at (x0, y0).

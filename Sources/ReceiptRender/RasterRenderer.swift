@@ -11,11 +11,21 @@ public struct RasterRenderer: Sendable {
   public var gray: Bool
   /// How color glyphs (emoji) become dots; images use their own method.
   public var glyphDither: DitherMethod
+  /// Images of the printable columns only (``printableColumns(pageWidth:setup:)``), what a raw
+  /// printer is sent: the page is drawn whole and its dots are taken from those columns, so no
+  /// full-width image is made and then cropped (a dot shift per byte on 80 mm paper).
+  public var printableOnly: Bool
 
   /// Creates a renderer.
-  public init(gray: Bool = false, glyphDither: DitherMethod = .floydSteinberg) {
+  public init(gray: Bool = false, glyphDither: DitherMethod = .floydSteinberg, printableOnly: Bool = false) {
     self.gray = gray
     self.glyphDither = glyphDither
+    self.printableOnly = printableOnly
+  }
+
+  /// The columns of a page of `width` dots that its images hold.
+  func imageColumns(pageWidth width: Int, setup: PageSetup) -> Range<Int> {
+    printableOnly ? Self.printableColumns(pageWidth: width, setup: setup) : 0..<width
   }
 
   /// Width and height in dots of a page: floor(paper width in 1/100 mm × dpi / 2540) by
@@ -66,9 +76,10 @@ public struct RasterRenderer: Sendable {
     let context = try CairoContext(surface)
     cairo_scale(context.pointer, scale, scale)
     try painter.paint(page, on: context.pointer, skip: Self.isDithered)
-    var image = try Self.image(from: surface, width: width, height: height, gray: gray)
+    let columns = imageColumns(pageWidth: width, setup: setup)
+    var image = try Self.image(from: surface, columns: columns, height: height, gray: gray)
     for item in page.items where Self.isDithered(item) {
-      try composite(item, into: &image, scale: scale, painter: painter)
+      try composite(item, into: &image, scale: scale, painter: painter, left: columns.lowerBound)
     }
     return image
   }
@@ -82,10 +93,12 @@ public struct RasterRenderer: Sendable {
     }
   }
 
-  /// Copies an A8 surface (alpha = ink) into the canonical layout: gray 0 = black, or 1 bit per
-  /// dot, MSB-first, packing eight alpha bytes at a time.
-  static func image(from surface: CairoSurface, width: Int, height: Int, gray: Bool) throws -> RasterImage {
-    let (source, stride) = try surface.pixels()
+  /// Copies `columns` of an A8 surface (alpha = ink) into the canonical layout: gray 0 = black,
+  /// or 1 bit per dot, MSB-first, packing eight alpha bytes at a time.
+  static func image(from surface: CairoSurface, columns: Range<Int>, height: Int, gray: Bool) throws -> RasterImage {
+    let (pixels, stride) = try surface.pixels()
+    let source = pixels + columns.lowerBound
+    let width = columns.count
     var image = RasterImage(width: width, height: height, bitsPerPixel: gray ? 8 : 1)
     let bytes = image.bytesPerLine
     image.data.withUnsafeMutableBufferPointer { out in

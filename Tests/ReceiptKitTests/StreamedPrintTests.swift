@@ -27,10 +27,10 @@ import Testing
 
   /// Text that stresses the bands' item bounds: marks stacked high on one letter, a color emoji
   /// (dithered), a logo, a barcode and inverse text, with bands cutting through each.
-  static func stress() throws -> LaidOutReceipt {
+  static func stress(paper: String? = nil) throws -> LaidOutReceipt {
     let engine = try ReceiptEngine()
     let source = """
-      <receipt><image src="logo.png" width="40mm"/>
+      <receipt\(paper.map { " paper=\"\($0)\"" } ?? "")><image src="logo.png" width="40mm"/>
       <text size="14">Z\u{0301}\u{0302}\u{0303}\u{0304}\u{0306}\u{0307}\u{0308}\u{030A}\u{030B}\u{030C}alg\u{0316}\u{0317}\u{0318}\u{0319}o ☕ 🍰 done</text>
       <text inverse="true" size="20">TOTAL 12,40 €</text><barcode type="qr" data="https://example.com/r/1"/></receipt>
       """
@@ -66,6 +66,30 @@ import Testing
             "\(receipt.title) page \(index), \(rows) rows: first differing row \((differs ?? 0) / whole[index].bytesPerLine), column \((differs ?? 0) % whole[index].bytesPerLine), \(zip(whole[index].data, stacked).filter { $0.0 != $0.1 }.count) bytes differ, e.g. \(zip(whole[index].data, stacked).filter { $0.0 != $0.1 }.prefix(8))"
           )
         }
+      }
+    }
+  }
+
+  /// A raw printer's images hold the printable columns only (taken while packing, not cropped
+  /// from a full-width image): they must be the full-width page cropped, dithered logo and
+  /// colour emoji included, whole and in bands, on 80 and 58 mm.
+  @Test func printableImagesAreTheWholePageCropped() throws {
+    let receipts = [try Self.stress(), try Self.receipt("small"), try Self.stress(paper: "58mm")]
+    for receipt in receipts {
+      let whole = try RasterRenderer().render(receipt)
+      let printable = RasterRenderer(printableOnly: true)
+      let images = try printable.render(receipt)
+      for index in receipt.pages.indices {
+        let columns = RasterRenderer.printableColumns(pageWidth: whole[index].width, setup: receipt.pageSetup)
+        #expect(columns.lowerBound > 0, "the printable columns are a strip of the page")
+        let cropped = whole[index].cropped(x: columns.lowerBound, width: columns.count)
+        #expect(images[index] == cropped, "\(receipt.title) page \(index)")
+        var stacked: [UInt8] = []
+        try printable.render(receipt, page: index, bands: 61) { _, band in
+          #expect(band.width == columns.count)
+          stacked += band.data
+        }
+        #expect(stacked == cropped.data, "\(receipt.title) page \(index) in bands")
       }
     }
   }

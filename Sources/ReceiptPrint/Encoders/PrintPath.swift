@@ -46,7 +46,10 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
       return try PWGRasterWriter(mode: self == .pwgRaster ? .pwg : .cups).encode(allPages, setup: receipt.pageSetup)
     case .escpos:
       try RasterRenderer().checkBudget(receipt, copies: copies)
-      let pages = Array(repeating: try RasterRenderer().render(receipt), count: copies).flatMap { $0 }
+      // Raw printers are sent the printable columns (both encoders take those and no others).
+      let pages = Array(repeating: try RasterRenderer(printableOnly: true).render(receipt), count: copies).flatMap {
+        $0
+      }
       let all = try Self.deviceCommands(all, model: model)
       if model?.commandSet == "star" {
         return StarRasterEncoder(cutter: model?.cutter ?? "partial").encode(pages, receipt: all)
@@ -125,7 +128,7 @@ extension PrintPath {
     _ receipt: LaidOutReceipt, model: PrinterModel?, rows: Int = streamRows, send: (Data) throws -> Void
   ) throws {
     precondition(streams(model: model), "Star raster is sent whole pages")
-    let renderer = RasterRenderer()
+    let renderer = RasterRenderer(printableOnly: true)
     try renderer.checkBudget(receipt)
     let commands = try deviceCommands(receipt, model: model)
     let encoder = ESCPOSEncoder(
