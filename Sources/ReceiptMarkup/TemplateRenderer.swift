@@ -227,46 +227,6 @@ final class TemplateRenderer {
     return RenderedTemplate(document: receipt, warnings: warnings + strings.warnings)
   }
 
-  /// `$receipt`: the paper (`name`, `width` and `printable` in millimetres), the resolution
-  /// (`dpi`) and the printer model's name (`model`, when known).
-  static func facts(of setup: PageSetup, model: String?) -> JSONValue {
-    // Worked out once per paper, resolution and model: through `Decimal`, each receipt paid
-    // more for these five values than for binding a short order.
-    let key = FactsKey(
-      paper: setup.paper.name, width: setup.paper.width.points, printable: setup.paper.printableWidth.points,
-      dpi: setup.resolution.dpi, model: model)
-    if let known = knownFacts.withLock({ $0[key] }) { return known }
-    let made = makeFacts(of: setup, model: model)
-    knownFacts.withLock { facts in
-      if facts.count >= 64 { facts.removeAll() }
-      facts[key] = made
-    }
-    return made
-  }
-
-  private struct FactsKey: Hashable {
-    var paper: String
-    var width: Double
-    var printable: Double
-    var dpi: Int
-    var model: String?
-  }
-
-  private static let knownFacts = Locked<[FactsKey: JSONValue]>([:])
-
-  private static func makeFacts(of setup: PageSetup, model: String?) -> JSONValue {
-    func millimetres(_ length: Length) -> JSONValue {
-      .number(JSONNumber(Decimal((length.millimetres * 100).rounded()) / 100) ?? JSONNumber(0))
-    }
-    return .object([
-      "paper": .object([
-        "name": .string(setup.paper.name), "width": millimetres(setup.paper.width),
-        "printable": millimetres(setup.paper.printableWidth),
-      ]),
-      "dpi": .number(JSONNumber(setup.resolution.dpi)), "model": model.map { .string($0) } ?? .null,
-    ])
-  }
-
   private func pageSetup(_ a: Attributes) throws -> PageSetup {
     var setup = PageSetup()
     if let paper = a["paper"] {
