@@ -1,6 +1,6 @@
 import Foundation
+import ReceiptModel
 import ReceiptTestSupport
-import Synchronization
 import Testing
 
 @testable import ReceiptKit
@@ -58,8 +58,8 @@ import Testing
     let expected = try orders.map { try Self.fresh($0.data, format) }
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("batch-workers-\(UUID())")
     defer { try? FileManager.default.removeItem(at: directory) }
-    let queue = Mutex(orders[...])
-    let outcomes = Mutex<[BatchOutcome]>([])
+    let queue = Locked(orders[...])
+    let outcomes = Locked<[BatchOutcome]>([])
     let batch = BatchRender(directory: directory, format: format, workers: 4) { engine, _, data in
       try Self.render(engine, data, format)
     }

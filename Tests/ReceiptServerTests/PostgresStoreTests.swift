@@ -1,7 +1,7 @@
 import Foundation
 import ReceiptKit
+import ReceiptModel
 import ReceiptTestSupport
-import Synchronization
 import Testing
 
 @testable import ReceiptServer
@@ -131,7 +131,7 @@ import Testing
     let listening = try PostgresJobStore(url: url)
     let other = try PostgresJobStore(url: url)
     try await listening.open()
-    let woken = Mutex<[String]>([])
+    let woken = Locked<[String]>([])
     listening.observeWork { printer in woken.withLock { $0.append(printer) } }
     let feed = RecordingListener()
     listening.observeChanges(feed)
@@ -169,7 +169,7 @@ import Testing
 
 /// Keeps what the event feed was told.
 final class RecordingListener: JobChangeListener, Sendable {
-  private let seen = Mutex<[Job]>([])
+  private let seen = Locked<[Job]>([])
   var jobs: [Job] { seen.withLock { $0 } }
   var wantsChanges: Bool { true }
   func jobsChanged(_ jobs: [Job]) { seen.withLock { $0.append(contentsOf: jobs) } }

@@ -1,7 +1,7 @@
 import Foundation
 import ReceiptKit
+import ReceiptModel
 import ReceiptTestSupport
-import Synchronization
 import Testing
 
 @testable import ReceiptServer
@@ -14,7 +14,7 @@ import Testing
     let fixture = try ServerFixture(store: kind)
     let store = fixture.server.store
     #expect(try await store.own(printer: "archive", maxCrashes: 3, now: Date()) == [], "claims need the printer")
-    let seen = Mutex<[String]>([])
+    let seen = Locked<[String]>([])
     store.observeWork { printer in seen.withLock { $0.append(printer) } }
     /// What was reported since the last call. SQLite reports before the change returns;
     /// PostgreSQL's notifications arrive after the commit, on the listener's connection, in

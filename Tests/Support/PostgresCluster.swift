@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ReceiptModel
 
 #if canImport(Glibc)
   import Glibc
@@ -15,7 +15,7 @@ public final class PostgresCluster: Sendable {
   /// PostgreSQL's programs (`initdb`, `pg_ctl`, `psql`).
   let bin: String
 
-  private static let started = Mutex<PostgresCluster?>(nil)
+  private static let started = Locked<PostgresCluster?>(nil)
 
   /// The process's cluster, started on first use.
   public static func shared() throws -> PostgresCluster {
