@@ -35,17 +35,6 @@ public struct RasterImage: Hashable, Sendable {
     return data[y * bytesPerLine + x] < 128
   }
 
-  /// Marks a dot black (1-bit) or darkens it to `gray` (8-bit).
-  mutating func darken(x: Int, y: Int, gray: UInt8 = 0) {
-    guard x >= 0, y >= 0, x < width, y < height else { return }
-    if bitsPerPixel == 1 {
-      data[y * bytesPerLine + x >> 3] |= 0x80 >> UInt8(x & 7)
-    } else {
-      let i = y * bytesPerLine + x
-      data[i] = min(data[i], gray)
-    }
-  }
-
   /// The columns `x ..< x + width` as a new image (used for the printable area of a page).
   public func cropped(x: Int, width: Int) -> RasterImage {
     precondition(x >= 0 && x + width <= self.width, "crop outside the image")

@@ -60,33 +60,20 @@ extension RasterRenderer {
     // Through buffers: a logo is tens of thousands of dots, each a bounds check and a
     // uniqueness check of the page's array when set one at a time.
     page.data.withUnsafeMutableBufferPointer { out in
+      /// Dot (x, y) of the item darkened to `level` (0: black; a 1-bit page takes only black).
+      func darken(_ x: Int, _ y: Int, to level: UInt8) {
+        let (px, line) = (x0 + x, (y0 + y) * bytesPerLine)
+        if oneBit {
+          out[line + px >> 3] |= 0x80 >> UInt8(px & 7)
+        } else {
+          out[line + px] = min(out[line + px], level)
+        }
+      }
       switch dots {
-      case .gray(let gray):
-        gray.withUnsafeBufferPointer { gray in
-          for y in rows {
-            let line = (y0 + y) * bytesPerLine + x0
-            for x in columns {
-              if oneBit {  // (gray dots are made for 8-bit pages only)
-                out[(y0 + y) * bytesPerLine + (x0 + x) >> 3] |= 0x80 >> UInt8((x0 + x) & 7)
-              } else {
-                out[line + x] = min(out[line + x], gray[y * width + x])
-              }
-            }
-          }
-        }
+      case .gray(let gray):  // made for 8-bit pages only
+        for y in rows { for x in columns { darken(x, y, to: gray[y * width + x]) } }
       case .black(let black):
-        black.withUnsafeBufferPointer { black in
-          for y in rows {
-            let line = (y0 + y) * bytesPerLine
-            for x in columns where black[y * width + x] {
-              if oneBit {
-                out[line + (x0 + x) >> 3] |= 0x80 >> UInt8((x0 + x) & 7)
-              } else {
-                out[line + x0 + x] = 0
-              }
-            }
-          }
-        }
+        for y in rows { for x in columns where black[y * width + x] { darken(x, y, to: 0) } }
       }
     }
   }

@@ -177,6 +177,8 @@ import Testing
     (#"{"a": 01}"#, "1:7: '01' is not a JSON number"),
     (#"{"a": 1, "a": 2}"#, "1:10: duplicate key \"a\" (first at line 1, column 2)"),
     (#"{"b": 1, "a\u0062": 2, "ab": 3}"#, "1:24: duplicate key \"ab\" (first at line 1, column 10)"),
+    ("{\"ü\": 1,\n  \"ü\": 2}", "2:3: duplicate key \"ü\" (first at line 1, column 2)"),
+    ("{\"ü€\": 1, \"ü€\": 2}", "1:11: duplicate key \"ü€\" (first at line 1, column 2)"),
     ("{\"a\":\n  \"x\u{01}\"}", "2:5: a control character (U+01) must be escaped"),
     (#"{"a": "\ud800"}"#, "1:8: \\uD800 is half of a surrogate pair"),
     (#"{"a": NaN}"#, "1:7: expected a value"),

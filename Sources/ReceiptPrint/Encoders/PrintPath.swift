@@ -45,11 +45,10 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
       let allPages = Array(repeating: pages, count: copies).flatMap { $0 }
       return try PWGRasterWriter(mode: self == .pwgRaster ? .pwg : .cups).encode(allPages, setup: receipt.pageSetup)
     case .escpos:
-      try RasterRenderer().checkBudget(receipt, copies: copies)
       // Raw printers are sent the printable columns (both encoders take those and no others).
-      let pages = Array(repeating: try RasterRenderer(printableOnly: true).render(receipt), count: copies).flatMap {
-        $0
-      }
+      let renderer = RasterRenderer(printableOnly: true)
+      try renderer.checkBudget(receipt, copies: copies)
+      let pages = Array(repeating: try renderer.render(receipt), count: copies).flatMap { $0 }
       let all = try Self.deviceCommands(all, model: model)
       if model?.commandSet == "star" {
         return StarRasterEncoder(cutter: model?.cutter ?? "partial").encode(pages, receipt: all)
