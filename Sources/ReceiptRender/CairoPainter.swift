@@ -14,9 +14,9 @@ final class CairoPainter {
   var textAntialias = true
   /// The target is an alpha-only surface (A1/A8) where alpha is ink: white ink clears.
   var alphaTarget = false
-  /// Draw text with its cluster map (`cairo_show_text_glyphs`) so it can be extracted: only
-  /// documents (PDF) need it; rasters draw glyphs alone.
-  var extractableText = true
+  /// The target is a document (PDF): text is drawn with its cluster map
+  /// (`cairo_show_text_glyphs`) so it can be extracted. Rasters draw glyphs alone.
+  var isDocument = true
 
   /// Paints one page's items; the context's user space is points with (0, 0) at the page's top-left.
   /// Items for which `skip` is true are left out (the raster renderer dithers those itself).
@@ -37,7 +37,12 @@ final class CairoPainter {
       batch.removeAll(keepingCapacity: true)
     }
     for item in page.items where !skip(item) {
-      if case .glyphs(let run) = item, extractableText, !run.rightToLeft, batch.count < 4096 {
+      // Documents batch left-to-right runs (a text call has one direction); alpha rasters batch
+      // black runs, whose glyphs are added to the coverage one by one whatever the call
+      // (saturating addition, so the bytes are the same), saving cairo's set-up per call.
+      if case .glyphs(let run) = item, isDocument ? !run.rightToLeft : alphaTarget && run.ink == .black,
+        batch.count < 4096
+      {
         if let first = batch.first, !first.canShareTextCall(with: run) { try flush() }
         batch.append(run)
         continue
@@ -135,7 +140,7 @@ final class CairoPainter {
     var glyphs = run.glyphs.map {
       cairo_glyph_t(index: UInt($0.id), x: run.origin.x + $0.x, y: run.origin.y + $0.y)
     }
-    guard extractableText else {
+    guard isDocument else {
       cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
       return
     }
@@ -151,8 +156,8 @@ final class CairoPainter {
     }
   }
 
-  /// Draws left-to-right runs of one font and ink with one `cairo_show_text_glyphs`: glyphs at
-  /// their page positions, the runs' texts and cluster maps one after the other.
+  /// Draws runs of one font and ink with one text call: glyphs at their page positions and, in
+  /// documents (left-to-right runs only), the runs' texts and cluster maps one after the other.
   func draw(batch runs: [GlyphRun], _ cr: OpaquePointer) throws {
     let first = runs[0]
     cairo_set_font_face(cr, try fonts.face(for: first.font))
@@ -161,6 +166,13 @@ final class CairoPainter {
     cairo_set_font_matrix(cr, &matrix)
     setInk(first.ink, cr)
     var glyphs: [cairo_glyph_t] = []
+    guard isDocument else {
+      for run in runs {
+        glyphs += run.glyphs.map { cairo_glyph_t(index: UInt($0.id), x: run.origin.x + $0.x, y: run.origin.y + $0.y) }
+      }
+      cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
+      return
+    }
     var utf8: [UInt8] = []
     var clusters: [cairo_text_cluster_t] = []
     for run in runs {
@@ -234,6 +246,6 @@ extension GlyphRun {
   /// Whether another run can be drawn in the same cairo text call (same font, size and ink).
   func canShareTextCall(with other: GlyphRun) -> Bool {
     font == other.font && size == other.size && horizontalScale == other.horizontalScale
-      && verticalScale == other.verticalScale && ink == other.ink && !other.rightToLeft
+      && verticalScale == other.verticalScale && ink == other.ink
   }
 }

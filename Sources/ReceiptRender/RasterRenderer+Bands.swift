@@ -28,7 +28,7 @@ extension RasterRenderer {
     let painter = CairoPainter()
     painter.antialias = gray
     painter.alphaTarget = true
-    painter.extractableText = false
+    painter.isDocument = false
     let (width, height) = Self.size(of: page, setup: setup)
     let scale = Double(setup.resolution.dpi) / 72
     let extents = page.items.map { Self.verticalExtent(of: $0, scale: scale) }

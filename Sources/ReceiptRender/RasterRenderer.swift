@@ -63,7 +63,7 @@ public struct RasterRenderer: Sendable {
     let painter = CairoPainter()
     painter.antialias = gray
     painter.alphaTarget = true
-    painter.extractableText = false
+    painter.isDocument = false
     for index in pages { try body(index, try render(receipt.pages[index], setup: receipt.pageSetup, painter: painter)) }
   }
 

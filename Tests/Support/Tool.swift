@@ -5,7 +5,9 @@ public enum Tool {
   /// The result of a finished process.
   public struct Result: Sendable {
     public var status: Int32
-    public var stdout: String
+    /// Standard output as text, decoded when asked: tools that write megabytes of pixels
+    /// (pngtopnm) would pay for a UTF-8 repair of every byte.
+    public var stdout: String { String(decoding: output, as: UTF8.self) }
     public var stderr: String
     public var output: Data
   }
@@ -41,8 +43,7 @@ public enum Tool {
     process.waitUntilExit()
     group.wait()
     return Result(
-      status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-      stderr: String(decoding: errData, as: UTF8.self), output: outData)
+      status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self), output: outData)
   }
 
   /// Pango's line breaks of a text (hinting off, 72 dpi, subpixel positions — otherwise it rounds
