@@ -138,13 +138,7 @@ struct BlockLayouter {
       items.append(.rect(FilledRect(rect: Rect(x: x, y: y + 2 * t, width: width, height: t), ink: .black)))
       y += 3 * t
     case .dashed:
-      let dash = max(3 * t, 3)
-      var dx = 0.0
-      while dx < width {
-        items.append(
-          .rect(FilledRect(rect: Rect(x: x + dx, y: y, width: min(dash, width - dx), height: t), ink: .black)))
-        dx += 2 * dash
-      }
+      items.append(.rect(FilledRect(rect: Rect(x: x, y: y, width: width, height: t), ink: .black, dash: max(3 * t, 3))))
       y += t
     }
     y += rule.padding

@@ -64,6 +64,27 @@ public struct GlyphRun: Hashable, Sendable {
 public struct FilledRect: Hashable, Sendable {
   public var rect: Rect
   public var ink: Ink
+  /// A dashed rule: dashes of this length along the width from the left edge, gaps of the same
+  /// length, the last dash cut at the right edge. Documents draw it as one dashed stroke.
+  public var dash: Double?
+
+  public init(rect: Rect, ink: Ink, dash: Double? = nil) {
+    self.rect = rect
+    self.ink = ink
+    self.dash = dash
+  }
+
+  /// The rectangles the fill covers: the dashes of a dashed rule, or the rectangle itself.
+  public var pieces: [Rect] {
+    guard let dash, dash > 0 else { return [rect] }
+    var pieces: [Rect] = []
+    var dx = 0.0
+    while dx < rect.width {
+      pieces.append(Rect(x: rect.x + dx, y: rect.y, width: min(dash, rect.width - dx), height: rect.height))
+      dx += 2 * dash
+    }
+    return pieces
+  }
 }
 
 /// A barcode as a matrix of modules in whole printer dots.

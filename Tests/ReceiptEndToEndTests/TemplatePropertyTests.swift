@@ -244,6 +244,30 @@ import Testing
     #expect(abs(padded.pageHeight - tight.pageHeight - 20) < 0.01, "10 pt above and below")
   }
 
+  /// The PDF draws a dashed rule as one dashed stroke, the rasters as rectangles: poppler finds
+  /// the PDF's dashes where the PNG has them, the same length apart.
+  @Test func dashedRulesInThePDFAreWhereThePNGHasThem() throws {
+    let rule = #"<rule style="dashed" thickness="2"/>"#
+    let (ours, _) = try png(rule)
+    let pdf = try Tool.renderTemplate("<receipt>\(rule)</receipt>")
+    let stem = pdf.deletingLastPathComponent().appendingPathComponent("poppler")
+    #expect(try Tool.run("pdftoppm", ["-r", "203", "-mono", "-singlefile", pdf.path, stem.path]).status == 0)
+    let converted = try Tool.run("pnmtopng", [stem.appendingPathExtension("pbm").path])
+    try converted.output.write(to: stem.appendingPathExtension("png"))
+    let poppler = try Bitmap(stem.appendingPathExtension("png"))
+    let (band, popplers) = (try #require(ours.bands.first), try #require(poppler.bands.first))
+    #expect(ours.bands.count == 1 && poppler.bands.count == 1)
+    #expect(abs(band.first - popplers.first) <= 1 && abs(band.count - popplers.count) <= 1)
+    let dashes = ours.runs(band.first + band.count / 2)
+    let drawn = poppler.runs(popplers.first + popplers.count / 2)
+    #expect(dashes.count >= 10 && drawn.count == dashes.count, "\(dashes.count) dashes, poppler \(drawn.count)")
+    // Thickness 2 pt: dashes of 6 pt (16.9 dots) 6 pt apart; the last may be cut at the margin.
+    for (dash, seen) in zip(dashes, drawn) {
+      #expect(abs(dash.start - seen.start) <= 1 && abs(dash.length - seen.length) <= 1, "\(dash) vs \(seen)")
+    }
+    #expect(dashes.dropLast().allSatisfy { (16...18).contains($0.length) }, "\(dashes)")
+  }
+
   @Test func qrCodeModulesAndBarcodeText() throws {
     let (qr, qrFile) = try png(#"<qrcode data="HELLO-42" module="4"/>"#)
     let scan = try Tool.run("zbarimg", ["--quiet", "--raw", qrFile.path])
