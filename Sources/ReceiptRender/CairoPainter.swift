@@ -28,26 +28,35 @@ final class CairoPainter {
     cairo_font_options_set_antialias(options, textAntialias ? CAIRO_ANTIALIAS_GRAY : CAIRO_ANTIALIAS_NONE)
     cairo_set_font_options(cr, options)
     cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
-    // Consecutive left-to-right runs in one font and ink go to cairo as one text call: cairo's
-    // PDF surface costs each call in proportion to the calls before it on the page (it unions
-    // their regions), so one call per line made long receipts quadratic.
-    var batch: [GlyphRun] = []
+    // Documents: consecutive left-to-right runs in one font and ink go to cairo as one text
+    // call (a call has one direction): cairo's PDF surface costs each call in proportion to the
+    // calls before it on the page (it unions their regions), so one call per line made long
+    // receipts quadratic.
+    // Alpha rasters: black ink is added to the coverage (saturating addition, in any order with
+    // the same bytes), so every black run of a font goes in one call, up to the next item that
+    // does not add (white ink, an image). cairo draws glyphs under one process-wide lock: with
+    // two workers, a call per line made them wait on each other.
+    var groups: [[GlyphRun]] = []
     func flush() throws {
-      if batch.count == 1 { try draw(batch[0], cr) } else if !batch.isEmpty { try draw(batch: batch, cr) }
-      batch.removeAll(keepingCapacity: true)
+      for group in groups {
+        if group.count == 1 { try draw(group[0], cr) } else { try draw(batch: group, cr) }
+      }
+      groups.removeAll(keepingCapacity: true)
     }
+    let adds = alphaTarget && !isDocument
     for item in page.items where !skip(item) {
-      // Documents batch left-to-right runs (a text call has one direction); alpha rasters batch
-      // black runs, whose glyphs are added to the coverage one by one whatever the call
-      // (saturating addition, so the bytes are the same), saving cairo's set-up per call.
-      if case .glyphs(let run) = item, isDocument ? !run.rightToLeft : alphaTarget && run.ink == .black,
-        batch.count < 4096
-      {
-        if let first = batch.first, !first.canShareTextCall(with: run) { try flush() }
-        batch.append(run)
+      if case .glyphs(let run) = item, isDocument ? !run.rightToLeft : adds && run.ink == .black {
+        if let index = groups.lastIndex(where: { $0[0].canShareTextCall(with: run) }), groups[index].count < 4096,
+          adds || index == groups.count - 1
+        {
+          groups[index].append(run)
+        } else {
+          if !adds { try flush() }
+          groups.append([run])
+        }
         continue
       }
-      try flush()
+      if !(adds && item.addsBlackInk) { try flush() }
       switch item {
       case .rect(let fill):
         setInk(fill.ink, cr)
@@ -259,6 +268,18 @@ final class CairoPainter {
       result.append((utf8At[end] - utf8At[group.start], group.glyphs))
     }
     return (result, run.rightToLeft)
+  }
+}
+
+extension LaidOutItem {
+  /// Drawn on an alpha raster by adding black ink (rectangles and barcodes in black): such
+  /// items can be drawn before or after black glyphs with the same result.
+  fileprivate var addsBlackInk: Bool {
+    switch self {
+    case .rect(let fill): fill.ink == .black
+    case .barcode: true
+    case .glyphs, .image: false
+    }
   }
 }
 
