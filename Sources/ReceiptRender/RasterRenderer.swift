@@ -72,7 +72,7 @@ public struct RasterRenderer: Sendable {
     let scale = Double(setup.resolution.dpi) / 72
     // A8 even for 1-bit pages: pixman's A8 path is fast, its A1 path clears large buffers per
     // operation; without anti-aliasing the coverage is exactly 0 or 255.
-    let surface = try CairoSurface.image(CAIRO_FORMAT_A8, width: width, height: height)
+    let surface = try PageBuffers.shared.surface(width: width, height: height)
     let context = try CairoContext(surface)
     cairo_scale(context.pointer, scale, scale)
     try painter.paint(page, on: context.pointer, skip: Self.isDithered)
