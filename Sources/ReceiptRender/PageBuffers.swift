@@ -71,6 +71,14 @@ final class PageBuffers: Sendable {
     func end() { pool.giveBack(base) }
   }
 
+  /// Frees the kept buffers (a lent one keeps its pool alive through its lease).
+  deinit {
+    state.withLock { state in
+      for buffer in state.free { buffer.base.deallocate() }
+      state.free.removeAll()
+    }
+  }
+
   /// How many buffers are free and how many lent.
   var counts: (free: Int, lent: Int) { state.withLock { ($0.free.count, $0.lent.count) } }
 
