@@ -239,34 +239,48 @@ final class CairoPainter {
   }
 
   /// Cluster mapping for cairo: (UTF-8 bytes, glyph count) in text order. Glyphs of a
-  /// right-to-left run are mapped from the end (cairo's BACKWARD flag).
+  /// right-to-left run are mapped from the end (cairo's BACKWARD flag). One pass over the glyphs,
+  /// no array of their clusters (this was 2 % of a PDF's instructions).
   static func clusters(of run: GlyphRun, utf8Count: Int) -> ([(bytes: Int, glyphs: Int)], Bool) {
-    let glyphClusters = run.rightToLeft ? run.glyphs.reversed().map(\.cluster) : run.glyphs.map(\.cluster)
-    // UTF-8 offset of every UTF-16 offset of the text.
-    var utf8At = [Int](repeating: 0, count: 1)
-    utf8At.reserveCapacity(run.text.utf16.count + 1)
-    for scalar in run.text.unicodeScalars {
-      let start = utf8At[utf8At.count - 1]
-      let bytes = UTF8.width(scalar)
-      if UTF16.width(scalar) == 2 { utf8At.append(start) }  // inside a surrogate pair
-      utf8At.append(start + bytes)
+    let glyphs = run.glyphs
+    let count = glyphs.count
+    func cluster(_ i: Int) -> Int { run.rightToLeft ? glyphs[count - 1 - i].cluster : glyphs[i].cluster }
+    let whole: ([(bytes: Int, glyphs: Int)], Bool) = ([(utf8Count, count)], false)
+    let utf16Count = run.text.utf16.count
+    guard count > 0, cluster(0) >= 0 else { return whole }
+    var last = cluster(0)
+    for i in 1..<count {
+      let c = cluster(i)
+      guard c >= last else { return whole }
+      last = c
     }
-    let utf16Count = utf8At.count - 1
-    let monotone = zip(glyphClusters, glyphClusters.dropFirst()).allSatisfy { $0 <= $1 }
-    guard monotone, let first = glyphClusters.first, first >= 0, (glyphClusters.last ?? 0) <= utf16Count else {
-      return ([(utf8Count, run.glyphs.count)], false)
+    guard last <= utf16Count else { return whole }
+    // UTF-8 offset of every UTF-16 offset of the text; the same offset in ASCII.
+    let ascii = run.text.utf8.count == utf16Count
+    var utf8At: [Int] = []
+    if !ascii {
+      utf8At.reserveCapacity(utf16Count + 1)
+      utf8At.append(0)
+      for scalar in run.text.unicodeScalars {
+        let start = utf8At[utf8At.count - 1]
+        if UTF16.width(scalar) == 2 { utf8At.append(start) }  // inside a surrogate pair
+        utf8At.append(start + UTF8.width(scalar))
+      }
     }
-    // Groups of equal cluster values; each group owns the text up to the next group's cluster.
-    var groups: [(start: Int, glyphs: Int)] = []
-    for c in glyphClusters {
-      if let last = groups.last, last.start == c { groups[groups.count - 1].glyphs += 1 } else { groups.append((c, 1)) }
+    func utf8(_ offset: Int) -> Int { ascii ? offset : utf8At[offset] }
+    // Groups of equal cluster values; each owns the text up to the next group's cluster (the
+    // first from the text's start).
+    var result: [(bytes: Int, glyphs: Int)] = []
+    var (start, current, glyphCount) = (0, cluster(0), 0)
+    for i in 0..<count {
+      let c = cluster(i)
+      if c != current {
+        result.append((utf8(c) - utf8(start), glyphCount))
+        (start, current, glyphCount) = (c, c, 0)
+      }
+      glyphCount += 1
     }
-    groups[0].start = 0
-    var result: [(Int, Int)] = []
-    for (i, group) in groups.enumerated() {
-      let end = i + 1 < groups.count ? groups[i + 1].start : utf16Count
-      result.append((utf8At[end] - utf8At[group.start], group.glyphs))
-    }
+    result.append((utf8(utf16Count) - utf8(start), glyphCount))
     return (result, run.rightToLeft)
   }
 }
