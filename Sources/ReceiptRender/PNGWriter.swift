@@ -18,11 +18,12 @@ public struct PNGWriter: Sendable {
         Int32(image.bytesPerLine), Int32(dpi),
         { context, bytes, length in
           guard let context, let bytes else { return }
-          Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().data.append(bytes, count: length)
+          Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().bytes.append(
+            contentsOf: UnsafeBufferPointer(start: bytes, count: length))
         }, Unmanaged.passUnretained(sink).toOpaque())
     }
     guard status == 0 else { throw RenderError.output("libpng failed to encode a \(image.width)×\(image.height) page") }
-    return withExtendedLifetime(sink) { sink.data }
+    return withExtendedLifetime(sink) { Data(sink.bytes) }
   }
 
   /// libpng's version.
