@@ -166,9 +166,7 @@ final class CairoPainter {
     cairo_matrix_init_scale(&matrix, run.size * run.horizontalScale, run.size * run.verticalScale)
     cairo_set_font_matrix(cr, &matrix)
     setInk(run.ink, cr)
-    var glyphs = run.glyphs.map {
-      cairo_glyph_t(index: UInt($0.id), x: run.origin.x + $0.x, y: run.origin.y + $0.y)
-    }
+    var glyphs = run.cairoGlyphs
     guard isDocument else {
       cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
       return
@@ -197,7 +195,7 @@ final class CairoPainter {
     var glyphs: [cairo_glyph_t] = []
     guard isDocument else {
       for run in runs {
-        glyphs += run.glyphs.map { cairo_glyph_t(index: UInt($0.id), x: run.origin.x + $0.x, y: run.origin.y + $0.y) }
+        glyphs += run.cairoGlyphs
       }
       cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
       return
@@ -210,7 +208,7 @@ final class CairoPainter {
         clusters.append(cairo_text_cluster_t(num_bytes: Int32(bytes), num_glyphs: Int32(count)))
       }
       utf8 += text
-      glyphs += run.glyphs.map { cairo_glyph_t(index: UInt($0.id), x: run.origin.x + $0.x, y: run.origin.y + $0.y) }
+      glyphs += run.cairoGlyphs
     }
     utf8.withUnsafeBufferPointer { bytes in
       bytes.withMemoryRebound(to: CChar.self) { text in
@@ -298,6 +296,11 @@ extension LaidOutItem {
 }
 
 extension GlyphRun {
+  /// The run's glyphs at their page positions, as cairo takes them.
+  fileprivate var cairoGlyphs: [cairo_glyph_t] {
+    glyphs.map { cairo_glyph_t(index: UInt($0.id), x: origin.x + $0.x, y: origin.y + $0.y) }
+  }
+
   /// Whether another run can be drawn in the same cairo text call (same font, size and ink).
   func canShareTextCall(with other: GlyphRun) -> Bool {
     font == other.font && size == other.size && horizontalScale == other.horizontalScale

@@ -1,5 +1,6 @@
 internal import CPNG
 public import Foundation
+import ReceiptModel
 
 /// Encodes a raster page as a grayscale PNG through libpng: bit depth 1 for 1-bit pages (what
 /// the thermal head prints), 8 for gray pages; the resolution is recorded in `pHYs`.
@@ -18,12 +19,11 @@ public struct PNGWriter: Sendable {
         Int32(image.bytesPerLine), Int32(dpi),
         { context, bytes, length in
           guard let context, let bytes else { return }
-          Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().bytes.append(
-            contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+          Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().append(bytes, count: length)
         }, Unmanaged.passUnretained(sink).toOpaque())
     }
     guard status == 0 else { throw RenderError.output("libpng failed to encode a \(image.width)×\(image.height) page") }
-    return withExtendedLifetime(sink) { Data(sink.bytes) }
+    return withExtendedLifetime(sink) { sink.data }
   }
 
   /// libpng's version.

@@ -34,27 +34,6 @@ import Testing
     return (lines, count)
   }
 
-  /// A binary PGM as pdftoppm writes it (`P5 W H 255`, then the rows; with `-png` this poppler
-  /// writes RGB whatever `-gray` says).
-  func graymap(_ url: URL) throws -> (width: Int, height: Int, bits: Int, data: [UInt8]) {
-    let bytes = [UInt8](try Data(contentsOf: url))
-    var fields: [Int] = []
-    var i = 2
-    while fields.count < 3, i < bytes.count {
-      while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A { i += 1 }
-      var value = 0
-      while i < bytes.count, (0x30...0x39).contains(bytes[i]) {
-        value = value * 10 + Int(bytes[i] - 0x30)
-        i += 1
-      }
-      fields.append(value)
-    }
-    guard bytes.starts(with: Array("P5".utf8)), fields.count == 3, fields[2] == 255,
-      bytes.count - (i + 1) == fields[0] * fields[1]
-    else { throw RigError("\(url.path) is not an 8-bit PGM") }
-    return (fields[0], fields[1], 8, Array(bytes[(i + 1)...]))
-  }
-
   /// Darkness summed over each cell of a decoded PNG's top-left `width`×`height`, in 255ths of
   /// a dot (a black dot of a 1-bit image is 255). Works on bytes: the tests build for debugging.
   func darkness(_ image: (width: Int, height: Int, bits: Int, data: [UInt8]), width: Int, height: Int) -> [Int] {
@@ -99,7 +78,9 @@ import Testing
       let poppler = directory.appendingPathComponent("poppler-\(stem)")
       let rendered = try Tool.run("pdftoppm", ["-r", "203", "-gray", "-singlefile", pdf.path, poppler.path])
       #expect(rendered.status == 0, "\(rendered.stderr)")
-      let popplers = try graymap(poppler.appendingPathExtension("pgm"))
+      let pgm = poppler.appendingPathExtension("pgm")
+      // (With `-png` this poppler writes RGB whatever `-gray` says.)
+      let popplers = try Tool.decodePNM([UInt8](try Data(contentsOf: pgm)), name: pgm.path)
       for kind in ["bit", "gray"] {
         let image = try Tool.decodePNG(directory.appendingPathComponent("\(kind)/\(stem).png"))
         // poppler rounds the page up to whole dots (640 for 80 mm's 639.4), we round down.

@@ -164,12 +164,22 @@ extension Tool {
   public static func decodePNG(_ png: URL) throws -> (width: Int, height: Int, bits: Int, data: [UInt8]) {
     let result = try run("pngtopnm", [png.path])
     guard result.status == 0 else { throw RigError("pngtopnm \(png.path) exited \(result.status): \(result.stderr)") }
-    let bytes = [UInt8](result.output)
+    return try decodePNM([UInt8](result.output), name: png.path)
+  }
+
+  /// A binary PBM (P4) or 8-bit PGM (P5) as netpbm or pdftoppm write it: width, height, bits
+  /// per pixel and the raw rows.
+  public static func decodePNM(_ bytes: [UInt8], name: String) throws -> (
+    width: Int, height: Int, bits: Int, data: [UInt8]
+  ) {
+    guard bytes.starts(with: Array("P4".utf8)) || bytes.starts(with: Array("P5".utf8)) else {
+      throw RigError("\(name) is not a binary PBM or PGM")
+    }
     var tokens: [String] = []
     var i = 0
     let needed = bytes.starts(with: Array("P4".utf8)) ? 3 : 4
     func byte() throws -> UInt8 {
-      guard i < bytes.count else { throw RigError("pngtopnm gave a truncated PNM header for \(png.path)") }
+      guard i < bytes.count else { throw RigError("\(name) has a truncated PNM header") }
       return bytes[i]
     }
     while tokens.count < needed {
@@ -186,8 +196,9 @@ extension Tool {
     }
     i += 1  // the single whitespace before the raster
     guard let width = Int(tokens[1]), let height = Int(tokens[2]), i <= bytes.count else {
-      throw RigError("pngtopnm gave an unreadable PNM header for \(png.path): \(tokens)")
+      throw RigError("\(name) has an unreadable PNM header: \(tokens)")
     }
+    guard needed == 3 || tokens[3] == "255" else { throw RigError("\(name) is not 8 bits a dot: \(tokens)") }
     return (width, height, tokens[0] == "P4" ? 1 : 8, Array(bytes[i...]))
   }
 }

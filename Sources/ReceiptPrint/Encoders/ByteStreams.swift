@@ -1,10 +1,5 @@
 import Foundation
 
-/// Collects bytes from a libcups write callback.
-final class ByteSink {
-  var data = Data()
-}
-
 /// Feeds bytes to a libcups read callback.
 final class ByteReader {
   private let data: Data

@@ -32,7 +32,7 @@ public struct PWGRasterWriter: Sendable {
     let raster = LibCUPS.cupsRasterOpenIO(
       { context, buffer, length in
         guard let context, let buffer else { return -1 }
-        Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().data.append(buffer, count: length)
+        Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().append(buffer, count: length)
         return length
       }, Unmanaged.passUnretained(sink).toOpaque(), mode == .pwg ? CUPS_RASTER_WRITE_PWG : CUPS_RASTER_WRITE)
     guard let raster else { throw PrintError.encoding("libcups cannot open a raster stream") }

@@ -1,5 +1,6 @@
 internal import CCups
 public import Foundation
+import ReceiptModel
 
 /// IPP's wire format, read and written by libcups (`ippReadIO`, `ippWriteIO` and its attribute
 /// accessors): no IPP encoding is written here, only the copy between libcups' `ipp_t` and
@@ -58,7 +59,7 @@ public enum IPPCodec {
       Unmanaged.passUnretained(sink).toOpaque(),
       { context, buffer, length in
         guard let context, let buffer else { return -1 }
-        Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().data.append(buffer, count: length)
+        Unmanaged<ByteSink>.fromOpaque(context).takeUnretainedValue().append(buffer, count: length)
         return length
       }, 1, nil, ipp)
     guard state == IPP_STATE_DATA else { throw IPPCodecError("libcups could not write the message") }
