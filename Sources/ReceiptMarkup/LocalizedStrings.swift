@@ -12,23 +12,21 @@ struct LocalizedStrings {
   private(set) var used = false
 
   init(directory: URL, locale: Locale, templateLocale: Locale? = nil) {
-    func names(_ locale: Locale) -> [String] {
-      let identifier = locale.identifier.replacingOccurrences(of: "-", with: "_")
-      let language = locale.language.languageCode?.identifier ?? identifier
-      return identifier == language ? [identifier] : [identifier, language]
-    }
-    let own = names(locale)
-    var chain = own + (templateLocale.map(names) ?? []) + ["en"]
-    chain = chain.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
-    var found: [String] = []
     let strings = directory.path + "/Strings/"
-    for name in chain.reversed() {  // most specific last, so it wins
-      if let object = ParsedFileCache.shared.strings(at: strings + name + ".json") {
-        table.merge(object) { _, specific in specific }
-        found.append(name)
+    let key = "\(strings)\u{0}\(locale.identifier)\u{0}\(templateLocale?.identifier ?? "")"
+    let merged = ParsedFileCache.shared.mergedStrings(key: key) {
+      func names(_ locale: Locale) -> [String] {
+        let identifier = locale.identifier.replacingOccurrences(of: "-", with: "_")
+        let language = locale.language.languageCode?.identifier ?? identifier
+        return identifier == language ? [identifier] : [identifier, language]
       }
+      let own = names(locale)
+      var chain = own + (templateLocale.map(names) ?? []) + ["en"]
+      chain = chain.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
+      return (files: chain.reversed().map { strings + $0 + ".json" }, own: own)  // most specific last, so it wins
     }
-    if !own.contains(where: found.contains) { missingFiles = own.map { "Strings/\($0).json" } }
+    table = merged.table
+    missingFiles = merged.missingFiles
   }
 
   /// The string for a key, if the table has one (no warning otherwise).

@@ -22,6 +22,7 @@ final class ParsedFileCache: @unchecked Sendable {
   private var documents: [String: (stamp: Stamp, value: MarkupDocument)] = [:]
   private var tables: [String: (stamp: Stamp, value: [String: String]?)] = [:]
   private var sheets: [String: (stamp: Stamp, value: JSONValue)] = [:]
+  private var merged: [String: (stamps: [Stamp?], files: [String], own: [String], value: MergedStrings)] = [:]
 
   /// What identifies a file's version.
   struct Stamp: Equatable {
@@ -66,6 +67,36 @@ final class ParsedFileCache: @unchecked Sendable {
     lock.withLock {
       if self[keyPath: table].count >= Self.limit { self[keyPath: table] = [:] }
       self[keyPath: table][path] = (stamp, value)
+    }
+    return value
+  }
+
+  /// A locale's strings: the tables of its chain of files merged, and the files of its own
+  /// locale that are missing (``LocalizedStrings``).
+  struct MergedStrings {
+    var table: [String: String]
+    var missingFiles: [String]
+  }
+
+  /// The merged strings of a locale's chain (`chain` names the files, least specific first, and
+  /// the locale's own names), kept under `key` while every file of the chain — present or
+  /// missing — is as it was: a receipt merges its tables once per batch, not once per receipt.
+  func mergedStrings(key: String, chain: () -> (files: [String], own: [String])) -> MergedStrings {
+    let kept = lock.withLock { merged[key] }
+    if let kept, kept.stamps == kept.files.map(Stamp.init) { return kept.value }
+    let (files, own) = kept.map { ($0.files, $0.own) } ?? chain()
+    let stamps = files.map(Stamp.init)
+    var value = MergedStrings(table: [:], missingFiles: [])
+    var found: [String] = []
+    for file in files {
+      guard let object = strings(at: file) else { continue }
+      value.table.merge(object) { _, specific in specific }
+      found.append(String(file.split(separator: "/").last!.dropLast(5)))
+    }
+    if !own.contains(where: found.contains) { value.missingFiles = own.map { "Strings/\($0).json" } }
+    lock.withLock {
+      if merged.count >= Self.limit { merged = [:] }
+      merged[key] = (stamps, files, own, value)
     }
     return value
   }

@@ -26,6 +26,30 @@ import Testing
     #expect(try fixture.render().texts == ["Howdy six"])
   }
 
+  /// A locale's strings are merged from its chain of files once and kept: a file of the chain
+  /// that appears, changes or goes away is seen by the next receipt, with its warning.
+  @Test func aStringsFileOfTheChainThatAppearsOrGoesIsSeen() throws {
+    let fixture = try TemplateFixture([
+      "t.xml": "<receipt><text>@greeting @bye</text></receipt>",
+      "Strings/en.json": #"{"greeting": "Hello", "bye": "Bye"}"#,
+    ])
+    let german = TemplateOptions(locale: "de_DE")
+    let german1 = try fixture.render(options: german)
+    #expect(german1.texts == ["Hello Bye"])
+    #expect(german1.warnings.contains { $0.contains("no Strings/de_DE.json or Strings/de.json") })
+    let de = fixture.directory.appendingPathComponent("Strings/de.json")
+    try #"{"greeting": "Hallo"}"#.write(to: de, atomically: true, encoding: .utf8)
+    let german2 = try fixture.render(options: german)
+    #expect(german2.texts == ["Hallo Bye"])
+    #expect(german2.warnings.isEmpty)
+    try #"{"greeting": "Hallo", "bye": "Tschüss"}"#.write(to: de, atomically: true, encoding: .utf8)
+    #expect(try fixture.render(options: german).texts == ["Hallo Tschüss"])
+    try FileManager.default.removeItem(at: de)
+    #expect(try fixture.render(options: german).texts == ["Hello Bye"])
+    // Another locale's chain is its own.
+    #expect(try fixture.render().texts == ["Hello Bye"])
+  }
+
   @Test func aBrokenTemplateReportsItsErrorEveryTime() throws {
     let fixture = try TemplateFixture(["t.xml": "<receipt><text>x</receipt>"])
     for _ in 0..<2 {
