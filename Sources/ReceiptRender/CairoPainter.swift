@@ -6,7 +6,9 @@ import ReceiptModel
 /// Paints laid-out pages on a cairo context. It measures nothing: every position comes from
 /// layout. Shared by the PDF and raster renderers.
 final class CairoPainter {
-  private let fonts = CairoFonts()
+  let fonts = CairoFonts()
+  /// Black runs drawn before on alpha rasters (nil: every run is drawn glyph by glyph).
+  var runBitmaps: GlyphRunBitmaps? = .shared
   /// Fill shapes (rules, barcodes) with anti-aliasing; off for 1-bit output.
   var antialias = true
   /// Rasterize glyphs with gray coverage. 1-bit output keeps it on and cuts the coverage at 50%:
@@ -39,7 +41,13 @@ final class CairoPainter {
     var groups: [[GlyphRun]] = []
     func flush() throws {
       for group in groups {
-        if group.count == 1 { try draw(group[0], cr) } else { try draw(batch: group, cr) }
+        if adds, let runBitmaps {
+          try drawAdding(group, cr, bitmaps: runBitmaps)
+        } else if group.count == 1 {
+          try draw(group[0], cr)
+        } else {
+          try draw(batch: group, cr)
+        }
       }
       groups.removeAll(keepingCapacity: true)
     }

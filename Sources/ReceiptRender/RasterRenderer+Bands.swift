@@ -26,6 +26,7 @@ extension RasterRenderer {
     let setup = receipt.pageSetup
     let rows = max(1, rows)
     let painter = CairoPainter()
+    painter.runBitmaps = runBitmaps
     painter.antialias = gray
     painter.alphaTarget = true
     painter.isDocument = false

@@ -15,6 +15,9 @@ public struct RasterRenderer: Sendable {
   /// printer is sent: the page is drawn whole and its dots are taken from those columns, so no
   /// full-width image is made and then cropped (a dot shift per byte on 80 mm paper).
   public var printableOnly: Bool
+  /// Where black glyph runs drawn before are kept (nil: every run is drawn glyph by glyph;
+  /// tests compare both).
+  var runBitmaps: GlyphRunBitmaps? = .shared
 
   /// Creates a renderer.
   public init(gray: Bool = false, glyphDither: DitherMethod = .floydSteinberg, printableOnly: Bool = false) {
@@ -61,6 +64,7 @@ public struct RasterRenderer: Sendable {
     let pages = pages ?? receipt.pages.indices
     try checkBudget(receipt, pages: pages)
     let painter = CairoPainter()
+    painter.runBitmaps = runBitmaps
     painter.antialias = gray
     painter.alphaTarget = true
     painter.isDocument = false

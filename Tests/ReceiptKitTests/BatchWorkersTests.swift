@@ -49,6 +49,7 @@ import Testing
     ParsedBindings.shared.removeAll()
     DecodedImageCache.shared.removeAll()
     ImageDotCache.shared.removeAll()
+    GlyphRunBitmaps.shared.removeAll()
     return try render(try ReceiptEngine(), data, format).parts
   }
 

@@ -1,0 +1,151 @@
+internal import CCairo
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+
+/// Black glyph runs on alpha rasters through ``GlyphRunBitmaps``: a run drawn before is added
+/// as one rectangle of coverage; the others go to cairo together, glyph by glyph.
+extension CairoPainter {
+  /// Draws black runs of one font on an alpha raster (ink adds, in any order).
+  func drawAdding(_ runs: [GlyphRun], _ cr: OpaquePointer, bitmaps: GlyphRunBitmaps) throws {
+    var matrix = cairo_matrix_t()
+    cairo_get_matrix(cr, &matrix)
+    let face = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(try fonts.face(for: runs[0].font))))
+    var rest: [GlyphRun] = []
+    for run in runs {
+      guard let (key, dot) = Self.key(for: run, face: face, matrix: matrix, antialias: textAntialias) else {
+        rest.append(run)
+        continue
+      }
+      var (bitmap, shouldKeep) = bitmaps.bitmap(for: key)
+      if bitmap == nil, shouldKeep {
+        bitmap = try makeBitmap(of: run, key: key, alignedAt: dot.x, cr)
+        bitmaps.keep(bitmap, for: key)
+      }
+      guard let bitmap else {
+        rest.append(run)
+        continue
+      }
+      try add(bitmap, at: (dot.x + bitmap.left, dot.y + bitmap.top), cr)
+    }
+    if rest.count == 1 { try draw(rest[0], cr) } else if !rest.isEmpty { try draw(batch: rest, cr) }
+  }
+
+  /// A run's key and the dot its first glyph lands on, as cairo places glyphs: the position
+  /// through the page's matrix (`cairo_matrix_transform_point`), rounded ⌊x + ½⌋. Nil when the
+  /// run is not kept (a rotated or skewed matrix, a color font, no glyphs, far off the page).
+  static func key(for run: GlyphRun, face: UInt, matrix m: cairo_matrix_t, antialias: Bool)
+    -> (GlyphRunBitmaps.Key, dot: (x: Int, y: Int))?
+  {
+    guard m.xy == 0, m.yx == 0, !run.font.isColor, !run.glyphs.isEmpty else { return nil }
+    var glyphs: [SIMD3<Int32>] = []
+    glyphs.reserveCapacity(run.glyphs.count)
+    var first = (x: 0.0, y: 0.0)
+    for (i, glyph) in run.glyphs.enumerated() {
+      let (x, y) = (run.origin.x + glyph.x, run.origin.y + glyph.y)
+      let dx = ((m.xx * x + m.xy * y) + m.x0 + 0.5).rounded(.down)
+      let dy = ((m.yx * x + m.yy * y) + m.y0 + 0.5).rounded(.down)
+      guard abs(dx) < 16_777_216, abs(dy) < 16_777_216 else { return nil }
+      if i == 0 { first = (dx, dy) }
+      glyphs.append(SIMD3(Int32(bitPattern: glyph.id), Int32(dx - first.x), Int32(dy - first.y)))
+    }
+    let key = GlyphRunBitmaps.Key(
+      face: face, size: run.size, horizontalScale: run.horizontalScale, verticalScale: run.verticalScale,
+      xx: m.xx, yy: m.yy, antialias: antialias, glyphs: glyphs)
+    return (key, (Int(first.x), Int(first.y)))
+  }
+
+  /// Draws a run alone on a rectangle of its own at its dot offsets, with the page's font,
+  /// scale and options; nil when its ink touches the rectangle's edge (it might reach beyond).
+  /// The coverage kept is the ink's rows, and its columns widened to whole 16-dot blocks of
+  /// the page where the run's first glyph is at dot `x` (pixman adds 16 aligned bytes at once
+  /// and the rest one by one; blank columns add nothing).
+  private func makeBitmap(of run: GlyphRun, key: GlyphRunBitmaps.Key, alignedAt x: Int, _ cr: OpaquePointer) throws
+    -> GlyphRunBitmaps.Bitmap?
+  {
+    let face = try fonts.face(for: run.font)
+    var fontMatrix = cairo_matrix_t()
+    cairo_matrix_init_scale(&fontMatrix, run.size * run.horizontalScale, run.size * run.verticalScale)
+    // The ink's extents from the page's scaled font, glyphs at their dot offsets.
+    cairo_set_font_face(cr, face)
+    cairo_set_font_matrix(cr, &fontMatrix)
+    var atOffsets = key.glyphs.map {
+      cairo_glyph_t(index: UInt(UInt32(bitPattern: $0.x)), x: Double($0.y) / key.xx, y: Double($0.z) / key.yy)
+    }
+    var extents = cairo_text_extents_t()
+    cairo_scaled_font_glyph_extents(cairo_get_scaled_font(cr), &atOffsets, Int32(atOffsets.count), &extents)
+    let left = Int((extents.x_bearing * key.xx).rounded(.down)) - 2
+    let top = Int((extents.y_bearing * key.yy).rounded(.down)) - 2
+    let width = Int(((extents.x_bearing + extents.width) * key.xx).rounded(.up)) + 2 - left
+    let height = Int(((extents.y_bearing + extents.height) * key.yy).rounded(.up)) + 2 - top
+    guard extents.width.isFinite, extents.height.isFinite, (1...4096).contains(width), (1...1024).contains(height)
+    else { return nil }
+    let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_A8, Int32(width)))
+    let bitmap = GlyphRunBitmaps.Bitmap(width: width, height: height, stride: stride, left: left, top: top)
+    memset(bitmap.pixels, 0, stride * height)
+    let surface = try CairoSurface(
+      taking: cairo_image_surface_create_for_data(
+        bitmap.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_A8, Int32(width), Int32(height), Int32(stride)),
+      what: "a glyph run's \(width)×\(height) coverage")
+    let context = try CairoContext(surface)
+    let small = context.pointer
+    cairo_scale(small, key.xx, key.yy)
+    let options = cairo_font_options_create()
+    defer { cairo_font_options_destroy(options) }
+    cairo_get_font_options(cr, options)
+    cairo_set_font_options(small, options)
+    cairo_set_font_face(small, face)
+    cairo_set_font_matrix(small, &fontMatrix)
+    cairo_set_operator(small, CAIRO_OPERATOR_ADD)
+    cairo_set_source_rgb(small, 0, 0, 0)
+    // Dot offsets from the rectangle's corner, in user units that cairo maps back to those dots.
+    var glyphs = key.glyphs.map {
+      cairo_glyph_t(
+        index: UInt(UInt32(bitPattern: $0.x)), x: Double(Int($0.y) - left) / key.xx, y: Double(Int($0.z) - top) / key.yy
+      )
+    }
+    cairo_show_glyphs(small, &glyphs, Int32(glyphs.count))
+    let (pixels, _) = try surface.pixels()
+    let edge =
+      (0..<width).contains { pixels[$0] != 0 || pixels[(height - 1) * stride + $0] != 0 }
+      || (0..<height).contains { pixels[$0 * stride] != 0 || pixels[$0 * stride + width - 1] != 0 }
+    guard !edge else { return nil }
+    // The ink's rows and columns, in one pass.
+    var (firstRow, lastRow, firstColumn, lastColumn) = (height, -1, width, -1)
+    for y in 0..<height {
+      let row = pixels + y * stride
+      guard let first = (0..<width).first(where: { row[$0] != 0 }) else { continue }
+      let last = (first..<width).last { row[$0] != 0 }!
+      (firstRow, lastRow) = (min(firstRow, y), y)
+      (firstColumn, lastColumn) = (min(firstColumn, first), max(lastColumn, last))
+    }
+    guard lastRow >= 0 else { return nil }  // no ink: drawn as it is (nothing), not kept
+    let start = firstColumn - (((x + left + firstColumn) % 16) + 16) % 16
+    let keptWidth = (lastColumn + 1 - start + 15) / 16 * 16
+    let kept = GlyphRunBitmaps.Bitmap(
+      width: keptWidth, height: lastRow + 1 - firstRow, stride: keptWidth, left: left + start, top: top + firstRow)
+    memset(kept.pixels, 0, kept.stride * kept.height)
+    let from = max(0, start)
+    let to = min(width, start + keptWidth)
+    for y in 0..<kept.height {
+      memcpy(kept.pixels + y * kept.stride + (from - start), pixels + (firstRow + y) * stride + from, to - from)
+    }
+    return kept
+  }
+
+  /// Adds kept coverage to the page with its top-left at a dot.
+  private func add(_ bitmap: GlyphRunBitmaps.Bitmap, at dot: (x: Int, y: Int), _ cr: OpaquePointer) throws {
+    let surface = try CairoSurface(
+      taking: cairo_image_surface_create_for_data(
+        bitmap.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_A8, Int32(bitmap.width),
+        Int32(bitmap.height), Int32(bitmap.stride)),
+      what: "a glyph run's coverage")
+    cairo_save(cr)
+    cairo_identity_matrix(cr)
+    cairo_set_operator(cr, CAIRO_OPERATOR_ADD)
+    cairo_set_source_rgb(cr, 0, 0, 0)
+    cairo_mask_surface(cr, surface.pointer, Double(dot.x), Double(dot.y))
+    cairo_restore(cr)
+    withExtendedLifetime(bitmap) {}
+  }
+}

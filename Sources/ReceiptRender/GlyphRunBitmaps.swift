@@ -1,0 +1,143 @@
+internal import CCairo
+import Foundation
+import ReceiptLayout
+import ReceiptModel
+
+/// The coverage of glyph runs drawn before, kept for raster pages: a receipt's labels, header,
+/// footer and menu lines come back receipt after receipt, and cairo composites a run glyph by
+/// glyph (a few dozen bytes a row each, under a process-wide lock), where a kept run is one
+/// composite of a rectangle.
+///
+/// Exact, not approximate: on an alpha raster black ink is a saturating addition of coverage,
+/// and cairo 1.16's image compositor places each glyph's mask at its device position rounded
+/// to a whole dot (`_cairo_lround`, i.e. ⌊x + ½⌋) — its masks do not depend on where the glyph
+/// falls within a dot. So a run's coverage drawn once at whole-dot offsets and added where the
+/// run's first glyph rounds to gives the dots cairo would (a saturating sum is the same in any
+/// grouping). A run is kept the third time it is seen (``keptAtSighting``), with its whole ink (a run whose ink
+/// touches the edge of the rectangle it was drawn in is never kept). Bounded: at most
+/// ``maxBytes`` of coverage and ``maxRuns`` runs; when full it starts again empty.
+final class GlyphRunBitmaps: Sendable {
+  /// The renderers' runs (tests make their own).
+  static let shared = GlyphRunBitmaps()
+  static let maxBytes = 8 << 20
+  static let maxRuns = 8192
+  /// A run is kept the time it is seen this often: drawing a run apart and keeping it costs
+  /// about what drawing it three times does, which a one-shot process seeing a run twice in a
+  /// receipt would pay for nothing.
+  static let keptAtSighting = 3
+
+  /// What decides a run's coverage: its font (cairo's face, made once per process) at its size
+  /// on the page's scale, and each glyph with its offset in whole dots from the first. Hashed
+  /// once, as it is made: a run is looked up once a page.
+  struct Key: Hashable {
+    var face: UInt
+    var size: Double
+    var horizontalScale: Double
+    var verticalScale: Double
+    var xx: Double
+    var yy: Double
+    var antialias: Bool
+    /// Glyph index and offset in dots (x, y) from the first glyph's dot.
+    var glyphs: [SIMD3<Int32>]
+    private var hash = 0
+
+    init(
+      face: UInt, size: Double, horizontalScale: Double, verticalScale: Double, xx: Double, yy: Double,
+      antialias: Bool, glyphs: [SIMD3<Int32>]
+    ) {
+      (self.face, self.size, self.horizontalScale, self.verticalScale) = (face, size, horizontalScale, verticalScale)
+      (self.xx, self.yy, self.antialias, self.glyphs) = (xx, yy, antialias, glyphs)
+      // FNV-1a over the glyphs and the face; the rest rarely differs between runs of a page.
+      var h: UInt64 = 0xcbf2_9ce4_8422_2325
+      func mix(_ v: UInt64) { h = (h ^ v) &* 0x100_0000_01b3 }
+      mix(UInt64(face))
+      for g in glyphs { mix(UInt64(UInt32(bitPattern: g.x)) | UInt64(UInt32(bitPattern: g.y)) << 32 ^ UInt64(g.z)) }
+      hash = Int(truncatingIfNeeded: h)
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+  }
+
+  /// A run's coverage: A8 rows, and where its top-left dot is from the first glyph's dot.
+  final class Bitmap: @unchecked Sendable {
+    // @unchecked: the pixels are written once, before the bitmap is shared, and only read after.
+    let pixels: UnsafeMutableRawPointer
+    let width: Int
+    let height: Int
+    let stride: Int
+    let left: Int
+    let top: Int
+
+    init(width: Int, height: Int, stride: Int, left: Int, top: Int) {
+      pixels = .allocate(byteCount: stride * height, alignment: 16)
+      (self.width, self.height, self.stride, self.left, self.top) = (width, height, stride, left, top)
+    }
+
+    deinit { pixels.deallocate() }
+  }
+
+  private enum Slot {
+    /// Seen this many times, drawn glyph by glyph each time.
+    case seen(Int)
+    case kept(Bitmap)
+    /// Its ink reaches past the rectangle it is drawn in: always drawn glyph by glyph.
+    case refused
+  }
+
+  private struct State {
+    var slots: [Key: Slot] = [:]
+    var bytes = 0
+  }
+
+  private let state = Locked(State())
+
+  /// The kept coverage of a run; nil when it is drawn glyph by glyph, and then `shouldKeep` says
+  /// whether the caller should make its bitmap (``keep(_:for:)``) — the ``keptAtSighting``th
+  /// time it is seen.
+  func bitmap(for key: Key) -> (bitmap: Bitmap?, shouldKeep: Bool) {
+    state.withLock { state in
+      switch state.slots[key] {
+      case .kept(let bitmap)?: return (bitmap, false)
+      case .seen(let times)?:
+        if times + 1 >= Self.keptAtSighting { return (nil, true) }
+        state.slots[key] = .seen(times + 1)
+        return (nil, false)
+      case .refused?: return (nil, false)
+      case nil:
+        makeRoom(&state, bytes: 0)
+        state.slots[key] = .seen(1)
+        return (nil, Self.keptAtSighting <= 1)
+      }
+    }
+  }
+
+  /// Keeps a run's coverage (nil: the run is never kept).
+  func keep(_ bitmap: Bitmap?, for key: Key) {
+    state.withLock { state in
+      guard let bitmap else {
+        state.slots[key] = .refused
+        return
+      }
+      if case .kept? = state.slots[key] { return }  // another worker kept it meanwhile
+      let bytes = bitmap.stride * bitmap.height
+      makeRoom(&state, bytes: bytes)
+      state.slots[key] = .kept(bitmap)
+      state.bytes += bytes
+    }
+  }
+
+  private func makeRoom(_ state: inout State, bytes: Int) {
+    if state.slots.count >= Self.maxRuns || state.bytes + bytes > Self.maxBytes {
+      state.slots.removeAll(keepingCapacity: true)
+      state.bytes = 0
+    }
+  }
+
+  /// Forgets every run (tests compare with a fresh process).
+  func removeAll() { state.withLock { $0 = State() } }
+
+  /// How many runs are kept with their coverage.
+  var keptCount: Int {
+    state.withLock { $0.slots.values.reduce(0) { if case .kept = $1 { $0 + 1 } else { $0 } } }
+  }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import ReceiptModel
+import ReceiptTestSupport
+import Testing
+
+@testable import ReceiptKit
+@testable import ReceiptLayout
+@testable import ReceiptRender
+
+/// Raster pages add the coverage of glyph runs drawn before (``GlyphRunBitmaps``) instead of
+/// drawing them glyph by glyph. The reference is cairo drawing every glyph: every example in
+/// every shipped locale, on 80 and 58 mm, 1-bit and gray, whole pages and bands, must come out
+/// the same dot for dot once every run that can be kept is kept.
+@Suite struct KeptRunsTests {
+  static let templates = PrinterModelTests.templates
+  static let examples = BatchWorkersTests.examples
+  static let locales = BatchWorkersTests.locales
+
+  static func laidOut(_ example: String, locale: String, paper: Paper) throws -> LaidOutReceipt {
+    let engine = try ReceiptEngine()
+    let data = try Data(contentsOf: templates.appendingPathComponent("Examples/\(example).json"))
+    let bound = try engine.templateDocument(
+      template: "receipt", data: data, templates: templates, options: TemplateOptions(locale: locale, paper: paper))
+    return try engine.layout(bound.document)
+  }
+
+  @Test(arguments: [Paper.mm80, .mm58])
+  func keptRunsGiveTheDotsCairoDrawsGlyphByGlyph(paper: Paper) throws {
+    let kept = GlyphRunBitmaps()
+    var drawnFromKept = 0
+    for example in Self.examples {
+      for locale in Self.locales {
+        let receipt = try Self.laidOut(example, locale: locale, paper: paper)
+        for gray in [false, true] {
+          var reference = RasterRenderer(gray: gray)
+          reference.runBitmaps = nil
+          var keeping = RasterRenderer(gray: gray)
+          keeping.runBitmaps = kept
+          let expected = try reference.render(receipt)
+          for _ in 1..<GlyphRunBitmaps.keptAtSighting { _ = try keeping.render(receipt) }  // seen, not yet kept
+          let before = kept.keptCount
+          let pages = try keeping.render(receipt)
+          #expect(kept.keptCount >= before)
+          drawnFromKept += kept.keptCount
+          let same = pages == expected  // not in the expectation: it would print every byte
+          #expect(same, "\(example) \(locale) \(paper.name) \(gray ? "gray" : "1-bit")")
+        }
+        // Bands move the page up by whole dots: kept runs land on the same dots.
+        var keeping = RasterRenderer()
+        keeping.runBitmaps = kept
+        var reference = RasterRenderer()
+        reference.runBitmaps = nil
+        let page = try reference.render(receipt)[0]
+        var stacked: [UInt8] = []
+        try keeping.render(receipt, page: 0, bands: 97) { _, band in stacked += band.data }
+        let same = stacked == page.data
+        #expect(same, "\(example) \(locale) \(paper.name) in bands")
+      }
+    }
+    #expect(drawnFromKept > 0, "no run was ever kept")
+  }
+
+  /// A run is kept the third time it is seen, and drawn from its coverage after that.
+  @Test func aRunIsKeptTheThirdTimeItIsSeen() throws {
+    let kept = GlyphRunBitmaps()
+    var renderer = RasterRenderer()
+    renderer.runBitmaps = kept
+    let receipt = try Self.laidOut("small", locale: "en_US", paper: .mm80)
+    _ = try renderer.render(receipt)
+    _ = try renderer.render(receipt)
+    let afterSecond = kept.keptCount
+    _ = try renderer.render(receipt)
+    #expect(kept.keptCount > afterSecond, "runs seen three times are kept")
+    let afterThird = kept.keptCount
+    _ = try renderer.render(receipt)
+    #expect(kept.keptCount == afterThird, "nothing new to keep the fourth time")
+  }
+}
