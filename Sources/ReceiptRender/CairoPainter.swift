@@ -9,6 +9,8 @@ final class CairoPainter {
   let fonts = CairoFonts()
   /// Black runs drawn before on alpha rasters (nil: every run is drawn glyph by glyph).
   var runBitmaps: GlyphRunBitmaps? = .shared
+  /// Each face's glyphs for a space and the no-break spaces (documents; see `documentRun`).
+  var noBreakSpaceGlyphs: [FontFace: [UInt16: UInt32]] = [:]
   /// Fill shapes (rules, barcodes) with anti-aliasing; off for 1-bit output.
   var antialias = true
   /// Rasterize glyphs with gray coverage. 1-bit output keeps it on and cuts the coverage at 50%:
@@ -174,6 +176,7 @@ final class CairoPainter {
     cairo_matrix_init_scale(&matrix, run.size * run.horizontalScale, run.size * run.verticalScale)
     cairo_set_font_matrix(cr, &matrix)
     setInk(run.ink, cr)
+    let run = isDocument ? documentRun(run, cr) : run
     var glyphs = run.cairoGlyphs
     guard isDocument else {
       cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
@@ -210,7 +213,7 @@ final class CairoPainter {
     }
     var utf8: [UInt8] = []
     var clusters: [cairo_text_cluster_t] = []
-    for run in runs {
+    for run in runs.map({ documentRun($0, cr) }) {
       let text = Array(Self.cairoText(run.text).utf8)
       for (bytes, count) in Self.clusters(of: run, utf8Count: text.count).0 {
         clusters.append(cairo_text_cluster_t(num_bytes: Int32(bytes), num_glyphs: Int32(count)))

@@ -37,6 +37,26 @@ import Testing
     </receipt>
     """
 
+  /// A German price's no-break space and a French thousands separator are written as spaces in
+  /// a PDF, so each font is embedded once: cairo keeps U+00A0 and U+202F out of its WinAnsi
+  /// subset and embedded a second copy of the font (a CID font) for them. Read by poppler.
+  @Test func noBreakSpacesDoNotEmbedASecondCopyOfTheFont() throws {
+    let document = try document(
+      """
+      <receipt paper="80mm" font="DejaVu Sans 9">
+        <text>Summe 12,50&#160;€ · 1&#8239;234 g</text>
+        <text font="DejaVu Sans Bold 9">Gesamt&#160;12,50&#160;€</text>
+      </receipt>
+      """, "{}")
+    let pdf = try Tool.temporaryDirectory().appendingPathComponent("r.pdf")
+    try engine.render(document, format: .pdf).parts[0].write(to: pdf)
+    let fonts = try Tool.run("pdffonts", [pdf.path]).stdout
+    let embedded = fonts.split(separator: "\n").dropFirst(2)  // a header line and a rule
+    #expect(embedded.count == 2 && !fonts.contains("CID"), "\(fonts)")
+    let text = try pdfText(document)
+    #expect(text.contains("Summe 12,50 € · 1 234 g") && text.contains("Gesamt 12,50 €"), "\(text)")
+  }
+
   @Test func arabicDataInAGermanReceiptKeepsItsPlaceAndTheAmountStaysRight() throws {
     let document = try document(
       Self.template.replacingOccurrences(of: "@street", with: "Adresse:"), Self.order, locale: "de_DE")
