@@ -27,7 +27,9 @@ extension TextLayouter {
   /// Lays out text in a box of the given width.
   func layout(_ text: AttributedText, width: Double) throws -> TextBox {
     let style = text.paragraphStyle
-    let paragraphs = try self.paragraphs(of: text, mode: style.lineBreakMode)
+    let entry = try keptText(of: text, mode: style.lineBreakMode)
+    if let kept = entry.boxes.first(where: { $0.width == width }) { return kept.box }
+    let paragraphs = entry.paragraphs
     let available = max(0, width - style.headIndent - style.tailIndent)
     var box = TextBox()
     for (index, p) in paragraphs.enumerated() {
@@ -41,16 +43,20 @@ extension TextLayouter {
       }
       if index < paragraphs.count - 1 { box.height += style.paragraphSpacing }
     }
+    keep(box, width: width, in: entry, units: text.utf16Count)
     return box
   }
 
   /// The width the text takes without wrapping (its widest paragraph), indents included.
   func naturalWidth(_ text: AttributedText) throws -> Double {
     let style = text.paragraphStyle
+    let entry = try keptText(of: text, mode: .word)
+    if let width = entry.naturalWidth { return width }
     var widest = 0.0
-    for p in try paragraphs(of: text, mode: .word) {
+    for p in entry.paragraphs {
       widest = max(widest, lineWidth(p, 0, p.units.count, available: .greatestFiniteMagnitude / 4, style: style))
     }
+    entry.naturalWidth = widest + style.headIndent + style.tailIndent
     return widest + style.headIndent + style.tailIndent
   }
 
@@ -58,14 +64,17 @@ extension TextLayouter {
   /// indents included: what a row cell may shrink to before words have to be split.
   func minContentWidth(_ text: AttributedText) throws -> Double {
     let style = text.paragraphStyle
+    let entry = try keptText(of: text, mode: .word)
+    if let width = entry.minContentWidth { return width }
     var widest = 0.0
-    for p in try paragraphs(of: text, mode: .word) where !p.units.isEmpty {
+    for p in entry.paragraphs where !p.units.isEmpty {
       var start = 0
       for b in p.breaks where !p.hyphenBreaks.contains(b) {
         widest = max(widest, p.width(start..<p.trimmingTrailingSpaces(start, b)))
         start = b
       }
     }
+    entry.minContentWidth = widest + style.headIndent + style.tailIndent
     return widest + style.headIndent + style.tailIndent
   }
 

@@ -42,17 +42,33 @@ final class TextLayouter {
   /// Paragraphs prepared already (itemized, shaped, break points found), by everything that
   /// decides them: a row asks for a cell's natural and narrowest widths before it lays the cell
   /// out, and the next receipt of a batch or a daemon's day repeats the store's header, the
-  /// footer and most item names. Bounded: at most ``keptParagraphLimit`` texts of at most
-  /// ``keptTextLimit`` UTF-16 units each and ``keptUnitsLimit`` in all (a hostile order's
-  /// megabyte paragraphs are prepared, never kept); when full it starts again empty.
-  private var kept: [KeptKey: [Paragraph]] = [:]
+  /// footer and most item names. With them, the text's widths and its boxes at the last widths
+  /// it was laid out at (``KeptText``). Bounded: at most ``keptParagraphLimit`` texts of at most
+  /// ``keptTextLimit`` UTF-16 units each and ``keptUnitsLimit`` in all, a kept box counting as
+  /// its text again (a hostile order's megabyte paragraphs are prepared, never kept); when full
+  /// it starts again empty.
+  private var kept: [KeptKey: KeptText] = [:]
   private var keptUnits = 0
   static let keptParagraphLimit = 4096
   static let keptTextLimit = 4096
   static let keptUnitsLimit = 1 << 20
+  /// Boxes kept per text (a text is laid out at one or two widths: a cell's, a page's).
+  static let keptBoxesPerText = 2
   /// Texts prepared afresh, and served from ``kept`` (tests check that both happen).
   private(set) var preparedTexts = 0
   private(set) var keptHits = 0
+
+  /// A text's prepared paragraphs and what was worked out from them: a text is asked for its
+  /// natural and narrowest widths and laid out, receipt after receipt, with the same answers.
+  final class KeptText {
+    let paragraphs: [Paragraph]
+    /// Whether it is in ``kept`` (what is worked out is kept with it only then).
+    let isKept: Bool
+    var naturalWidth: Double?
+    var minContentWidth: Double?
+    var boxes: [(width: Double, box: TextBox)] = []
+    init(paragraphs: [Paragraph], isKept: Bool) { (self.paragraphs, self.isKept) = (paragraphs, isKept) }
+  }
 
   /// Forgets every prepared paragraph (tests compare kept paragraphs with fresh ones).
   func forgetParagraphs() {
@@ -62,25 +78,44 @@ final class TextLayouter {
 
   /// Splits text into paragraphs at `\n` and prepares each (itemized, shaped, break points).
   func paragraphs(of text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
+    try keptText(of: text, mode: mode).paragraphs
+  }
+
+  /// The text's paragraphs, from ``kept`` or prepared (and kept when small enough).
+  func keptText(of text: AttributedText, mode: LineBreakMode) throws -> KeptText {
     let key = KeptKey(text: text, mode: mode, monochrome: monochrome, fontDirectories: fonts.allowedDirectories)
-    if let paragraphs = kept[key] {
+    if let entry = kept[key] {
       // What preparing would have done beside shaping, done again for this document: each
       // font file named by path is checked, and a missing family's warning is given.
       for run in text.runs { _ = try fonts.chain(for: run.attributes.font) }
       keptHits += 1
-      return paragraphs
+      return entry
     }
     let paragraphs = try preparing(text, mode: mode)
     preparedTexts += 1
     let units = text.utf16Count
-    guard units <= Self.keptTextLimit else { return paragraphs }
+    guard units <= Self.keptTextLimit else { return KeptText(paragraphs: paragraphs, isKept: false) }
+    makeRoom(units)
+    let entry = KeptText(paragraphs: paragraphs, isKept: true)
+    kept[key] = entry
+    keptUnits += units
+    return entry
+  }
+
+  /// Keeps a box laid out from a kept text at a width (within ``keptUnitsLimit``).
+  func keep(_ box: TextBox, width: Double, in entry: KeptText, units: Int) {
+    guard entry.isKept, entry.boxes.count < Self.keptBoxesPerText, keptUnits + units <= Self.keptUnitsLimit else {
+      return
+    }
+    entry.boxes.append((width, box))
+    keptUnits += units
+  }
+
+  private func makeRoom(_ units: Int) {
     if kept.count >= Self.keptParagraphLimit || keptUnits + units > Self.keptUnitsLimit {
       kept.removeAll(keepingCapacity: true)
       keptUnits = 0
     }
-    kept[key] = paragraphs
-    keptUnits += units
-    return paragraphs
   }
 
   private func preparing(_ text: AttributedText, mode: LineBreakMode) throws -> [Paragraph] {
