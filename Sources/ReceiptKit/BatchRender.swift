@@ -93,7 +93,8 @@ public struct BatchRender: Sendable {
     do {
       let rendered = try render(engine, item, try item.read())
       outcome.warnings = rendered.warnings
-      let first = directory.appendingPathComponent(item.name + "." + format.fileExtension).path
+      // A path string: appending to a file URL stats the result (a system call a receipt).
+      let first = directory.path + "/" + item.name + "." + format.fileExtension
       let files = OutputFile.names(first, count: rendered.parts.count)
       for (file, data) in zip(files, rendered.parts) { try OutputFile.write(data, to: file, durable: false) }
       outcome.files = files

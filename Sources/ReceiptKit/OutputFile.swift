@@ -20,6 +20,7 @@ public enum OutputFile {
   /// The files of an output of `count` parts: `out.png` for one; `out.png`, `out-2.png`, … for
   /// several (a PNG a page).
   public static func names(_ output: String, count: Int) -> [String] {
+    if count == 1 { return [output] }  // no URL work for the common case
     let url = URL(fileURLWithPath: output)
     let ext = url.pathExtension
     let base = url.deletingPathExtension().path

@@ -48,10 +48,21 @@ public enum DurableFile {
     try writeAll(data, to: fd, name: path)
   }
 
+  /// The process's file mode mask, read once: reading it means setting it, and setting it to
+  /// 0 for a moment on every file let another thread create a file with no mask at all.
+  private static let processUmask: mode_t = {
+    let mask = umask(0)
+    umask(mask)
+    return mask
+  }()
+
   private static func replace(_ path: String, with data: Data, durable: Bool) throws {
-    let url = URL(fileURLWithPath: path)
-    let directory = url.deletingLastPathComponent().path
-    var template = Array((directory + "/.\(url.lastPathComponent).XXXXXX").utf8CString)
+    // Path strings, not URLs: a file URL made from a path stats it (is it a directory?), a
+    // system call a file in a batch of thousands.
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    var template = Array((directory + "/.\(name).XXXXXX").utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
     guard fd >= 0 else { throw failure(path) }
     let temporary = String(cString: template)
@@ -63,9 +74,7 @@ public enum DurableFile {
       defer { close(fd) }
       try writeAll(data, to: fd, name: path)
       // mkstemp makes 0600; a receipt file is as readable as any other new file.
-      let mask = umask(0)
-      umask(mask)
-      fchmod(fd, 0o666 & ~mask)
+      fchmod(fd, 0o666 & ~processUmask)
       guard !durable || fsync(fd) == 0 else { throw failure(path) }
     }
     guard rename(temporary, path) == 0 else { throw failure(path) }
