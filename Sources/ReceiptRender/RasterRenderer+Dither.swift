@@ -72,6 +72,26 @@ extension RasterRenderer {
       switch dots {
       case .gray(let gray):  // made for 8-bit pages only
         for y in rows { for x in columns { darken(x, y, to: gray[y * width + x]) } }
+      case .black(let black) where oneBit:
+        // A page byte at a time: the dots of each byte gathered, then one OR (a logo is tens of
+        // thousands of dots on every receipt).
+        black.withUnsafeBufferPointer { dots in
+          for y in rows {
+            let (line, row) = ((y0 + y) * bytesPerLine, y * width)
+            var x = columns.lowerBound
+            while x < columns.upperBound {
+              let px = x0 + x
+              let end = min(columns.upperBound, x + 8 - (px & 7))
+              var (bits, bit) = (UInt8(0), UInt8(0x80) >> UInt8(px & 7))
+              while x < end {
+                if dots[row + x] { bits |= bit }
+                bit >>= 1
+                x += 1
+              }
+              if bits != 0 { out[line + px >> 3] |= bits }
+            }
+          }
+        }
       case .black(let black):
         for y in rows { for x in columns where black[y * width + x] { darken(x, y, to: 0) } }
       }
