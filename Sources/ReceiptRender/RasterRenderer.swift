@@ -146,7 +146,9 @@ public struct RasterRenderer: Sendable {
         }
         if whole < bytes {
           var last: UInt8 = 0
-          for x in (8 * whole)..<width where row.load(fromByteOffset: x, as: UInt8.self) >= 128 { last |= 0x80 >> UInt8(x & 7) }
+          for x in (8 * whole)..<width where row.load(fromByteOffset: x, as: UInt8.self) >= 128 {
+            last |= 0x80 >> UInt8(x & 7)
+          }
           line[whole] = last
         }
       }
