@@ -81,11 +81,13 @@ extension CairoPainter {
     guard extents.width.isFinite, extents.height.isFinite, (1...4096).contains(width), (1...1024).contains(height)
     else { return nil }
     let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_A8, Int32(width)))
-    let bitmap = GlyphRunBitmaps.Bitmap(width: width, height: height, stride: stride, left: left, top: top)
-    memset(bitmap.pixels, 0, stride * height)
+    // Scratch memory for cairo to draw on; it must outlive the surface (see the end).
+    let scratch = GlyphRunBitmaps.Bitmap(width: width, height: height, stride: stride, left: left, top: top)
+    defer { withExtendedLifetime(scratch) {} }
+    memset(scratch.pixels, 0, stride * height)
     let surface = try CairoSurface(
       taking: cairo_image_surface_create_for_data(
-        bitmap.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_A8, Int32(width), Int32(height), Int32(stride)),
+        scratch.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_A8, Int32(width), Int32(height), Int32(stride)),
       what: "a glyph run's \(width)×\(height) coverage")
     let context = try CairoContext(surface)
     let small = context.pointer

@@ -51,7 +51,10 @@ final class GlyphRunBitmaps: Sendable {
       var h: UInt64 = 0xcbf2_9ce4_8422_2325
       func mix(_ v: UInt64) { h = (h ^ v) &* 0x100_0000_01b3 }
       mix(UInt64(face))
-      for g in glyphs { mix(UInt64(UInt32(bitPattern: g.x)) | UInt64(UInt32(bitPattern: g.y)) << 32 ^ UInt64(g.z)) }
+      // Offsets are negative too (a mark above its base, a run rising from its first glyph).
+      for g in glyphs {
+        mix(UInt64(UInt32(bitPattern: g.x)) | UInt64(UInt32(bitPattern: g.y)) << 32 ^ UInt64(UInt32(bitPattern: g.z)))
+      }
       hash = Int(truncatingIfNeeded: h)
     }
 

@@ -28,34 +28,39 @@ import Testing
   func keptRunsGiveTheDotsCairoDrawsGlyphByGlyph(paper: Paper) throws {
     let kept = GlyphRunBitmaps()
     var drawnFromKept = 0
-    for example in Self.examples {
-      for locale in Self.locales {
-        let receipt = try Self.laidOut(example, locale: locale, paper: paper)
-        for gray in [false, true] {
-          var reference = RasterRenderer(gray: gray)
-          reference.runBitmaps = nil
-          var keeping = RasterRenderer(gray: gray)
-          keeping.runBitmaps = kept
-          let expected = try reference.render(receipt)
-          for _ in 1..<GlyphRunBitmaps.keptAtSighting { _ = try keeping.render(receipt) }  // seen, not yet kept
-          let before = kept.keptCount
-          let pages = try keeping.render(receipt)
-          #expect(kept.keptCount >= before)
-          drawnFromKept += kept.keptCount
-          let same = pages == expected  // not in the expectation: it would print every byte
-          #expect(same, "\(example) \(locale) \(paper.name) \(gray ? "gray" : "1-bit")")
-        }
-        // Bands move the page up by whole dots: kept runs land on the same dots.
-        var keeping = RasterRenderer()
-        keeping.runBitmaps = kept
-        var reference = RasterRenderer()
-        reference.runBitmaps = nil
-        let page = try reference.render(receipt)[0]
-        var stacked: [UInt8] = []
-        try keeping.render(receipt, page: 0, bands: 97) { _, band in stacked += band.data }
-        let same = stacked == page.data
-        #expect(same, "\(example) \(locale) \(paper.name) in bands")
+    // Every example in every locale, and stacked marks above and below their base (glyphs
+    // above a run's first dot: negative offsets), emoji and a logo.
+    let stress = ("stress", "", try StreamedPrintTests.stress(paper: paper == .mm58 ? "58mm" : nil))
+    let receipts =
+      try [stress]
+      + Self.examples.flatMap { example in
+        try Self.locales.map { (example, $0, try Self.laidOut(example, locale: $0, paper: paper)) }
       }
+    for (example, locale, receipt) in receipts {
+      for gray in [false, true] {
+        var reference = RasterRenderer(gray: gray)
+        reference.runBitmaps = nil
+        var keeping = RasterRenderer(gray: gray)
+        keeping.runBitmaps = kept
+        let expected = try reference.render(receipt)
+        for _ in 1..<GlyphRunBitmaps.keptAtSighting { _ = try keeping.render(receipt) }  // seen, not yet kept
+        let before = kept.keptCount
+        let pages = try keeping.render(receipt)
+        #expect(kept.keptCount >= before)
+        drawnFromKept += kept.keptCount
+        let same = pages == expected  // not in the expectation: it would print every byte
+        #expect(same, "\(example) \(locale) \(paper.name) \(gray ? "gray" : "1-bit")")
+      }
+      // Bands move the page up by whole dots: kept runs land on the same dots.
+      var keeping = RasterRenderer()
+      keeping.runBitmaps = kept
+      var reference = RasterRenderer()
+      reference.runBitmaps = nil
+      let page = try reference.render(receipt)[0]
+      var stacked: [UInt8] = []
+      try keeping.render(receipt, page: 0, bands: 97) { _, band in stacked += band.data }
+      let same = stacked == page.data
+      #expect(same, "\(example) \(locale) \(paper.name) in bands")
     }
     #expect(drawnFromKept > 0, "no run was ever kept")
   }
