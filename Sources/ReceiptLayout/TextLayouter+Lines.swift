@@ -56,8 +56,9 @@ extension TextLayouter {
     for p in entry.paragraphs {
       widest = max(widest, lineWidth(p, 0, p.units.count, available: .greatestFiniteMagnitude / 4, style: style))
     }
-    entry.naturalWidth = widest + style.headIndent + style.tailIndent
-    return widest + style.headIndent + style.tailIndent
+    let width = widest + style.headIndent + style.tailIndent
+    entry.naturalWidth = width
+    return width
   }
 
   /// The narrowest width the text takes when it wraps at every opportunity (its widest word),
@@ -74,8 +75,9 @@ extension TextLayouter {
         start = b
       }
     }
-    entry.minContentWidth = widest + style.headIndent + style.tailIndent
-    return widest + style.headIndent + style.tailIndent
+    let width = widest + style.headIndent + style.tailIndent
+    entry.minContentWidth = width
+    return width
   }
 
   private func appendLine(

@@ -12,9 +12,8 @@ struct LocalizedStrings {
   private(set) var used = false
 
   init(directory: URL, locale: Locale, templateLocale: Locale? = nil) {
-    let strings = directory.path + "/Strings/"
-    let key = "\(strings)\u{0}\(locale.identifier)\u{0}\(templateLocale?.identifier ?? "")"
-    let merged = ParsedFileCache.shared.mergedStrings(key: key) {
+    let key = "\(directory.path)\u{0}\(locale.identifier)\u{0}\(templateLocale?.identifier ?? "")"
+    let merged = ParsedFileCache.shared.mergedStrings(in: directory.path, key: key) {
       func names(_ locale: Locale) -> [String] {
         let identifier = locale.identifier.replacingOccurrences(of: "-", with: "_")
         let language = locale.language.languageCode?.identifier ?? identifier
@@ -23,7 +22,7 @@ struct LocalizedStrings {
       let own = names(locale)
       var chain = own + (templateLocale.map(names) ?? []) + ["en"]
       chain = chain.reduce(into: []) { if !$0.contains($1) { $0.append($1) } }
-      return (files: chain.reversed().map { strings + $0 + ".json" }, own: own)  // most specific last, so it wins
+      return (names: chain.reversed(), own: own)  // most specific last, so it wins
     }
     table = merged.table
     missingFiles = merged.missingFiles

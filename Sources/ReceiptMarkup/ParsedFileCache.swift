@@ -22,7 +22,7 @@ final class ParsedFileCache: @unchecked Sendable {
   private var documents: [String: (stamp: Stamp, value: MarkupDocument)] = [:]
   private var tables: [String: (stamp: Stamp, value: [String: String]?)] = [:]
   private var sheets: [String: (stamp: Stamp, value: JSONValue)] = [:]
-  private var merged: [String: (stamps: [Stamp?], files: [String], own: [String], value: MergedStrings)] = [:]
+  private var merged: [String: (stamps: [Stamp?], names: [String], own: [String], value: MergedStrings)] = [:]
 
   /// What identifies a file's version.
   struct Stamp: Equatable {
@@ -78,25 +78,29 @@ final class ParsedFileCache: @unchecked Sendable {
     var missingFiles: [String]
   }
 
-  /// The merged strings of a locale's chain (`chain` names the files, least specific first, and
-  /// the locale's own names), kept under `key` while every file of the chain — present or
-  /// missing — is as it was: a receipt merges its tables once per batch, not once per receipt.
-  func mergedStrings(key: String, chain: () -> (files: [String], own: [String])) -> MergedStrings {
+  /// The merged strings of a locale's chain of `Strings/NAME.json` files in `directory`
+  /// (`chain`: the names, least specific first, and the locale's own names), kept under `key`
+  /// while every file of the chain — present or missing — is as it was: a receipt merges its
+  /// tables once per batch, not once per receipt.
+  func mergedStrings(in directory: String, key: String, chain: () -> (names: [String], own: [String]))
+    -> MergedStrings
+  {
+    func path(_ name: String) -> String { directory + "/Strings/" + name + ".json" }
     let kept = lock.withLock { merged[key] }
-    if let kept, kept.stamps == kept.files.map(Stamp.init) { return kept.value }
-    let (files, own) = kept.map { ($0.files, $0.own) } ?? chain()
-    let stamps = files.map(Stamp.init)
+    if let kept, kept.stamps == kept.names.map({ Stamp(path($0)) }) { return kept.value }
+    let (names, own) = kept.map { ($0.names, $0.own) } ?? chain()
+    let stamps = names.map { Stamp(path($0)) }
     var value = MergedStrings(table: [:], missingFiles: [])
     var found: [String] = []
-    for file in files {
-      guard let object = strings(at: file) else { continue }
+    for name in names {
+      guard let object = strings(at: path(name)) else { continue }
       value.table.merge(object) { _, specific in specific }
-      found.append(String(file.split(separator: "/").last!.dropLast(5)))
+      found.append(name)
     }
     if !own.contains(where: found.contains) { value.missingFiles = own.map { "Strings/\($0).json" } }
     lock.withLock {
       if merged.count >= Self.limit { merged = [:] }
-      merged[key] = (stamps, files, own, value)
+      merged[key] = (stamps, names, own, value)
     }
     return value
   }

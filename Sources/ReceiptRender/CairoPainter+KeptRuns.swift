@@ -56,7 +56,8 @@ extension CairoPainter {
   }
 
   /// Draws a run alone on a rectangle of its own at its dot offsets, with the page's font,
-  /// scale and options; nil when its ink touches the rectangle's edge (it might reach beyond).
+  /// scale and options; nil when it has no ink or its ink touches the rectangle's edge (it
+  /// might reach beyond).
   /// The coverage kept is the ink's rows, and its columns widened to whole 16-dot blocks of
   /// the page where the run's first glyph is at dot `x` (pixman adds 16 aligned bytes at once
   /// and the rest one by one; blank columns add nothing).
@@ -80,15 +81,7 @@ extension CairoPainter {
     let height = Int(((extents.y_bearing + extents.height) * key.yy).rounded(.up)) + 2 - top
     guard extents.width.isFinite, extents.height.isFinite, (1...4096).contains(width), (1...1024).contains(height)
     else { return nil }
-    let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_A8, Int32(width)))
-    // Scratch memory for cairo to draw on; it must outlive the surface (see the end).
-    let scratch = GlyphRunBitmaps.Bitmap(width: width, height: height, stride: stride, left: left, top: top)
-    defer { withExtendedLifetime(scratch) {} }
-    memset(scratch.pixels, 0, stride * height)
-    let surface = try CairoSurface(
-      taking: cairo_image_surface_create_for_data(
-        scratch.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_A8, Int32(width), Int32(height), Int32(stride)),
-      what: "a glyph run's \(width)×\(height) coverage")
+    let surface = try CairoSurface.image(CAIRO_FORMAT_A8, width: width, height: height)  // cleared by cairo
     let context = try CairoContext(surface)
     let small = context.pointer
     cairo_scale(small, key.xx, key.yy)
@@ -107,11 +100,7 @@ extension CairoPainter {
       )
     }
     cairo_show_glyphs(small, &glyphs, Int32(glyphs.count))
-    let (pixels, _) = try surface.pixels()
-    let edge =
-      (0..<width).contains { pixels[$0] != 0 || pixels[(height - 1) * stride + $0] != 0 }
-      || (0..<height).contains { pixels[$0 * stride] != 0 || pixels[$0 * stride + width - 1] != 0 }
-    guard !edge else { return nil }
+    let (pixels, stride) = try surface.pixels()
     // The ink's rows and columns, in one pass.
     var (firstRow, lastRow, firstColumn, lastColumn) = (height, -1, width, -1)
     for y in 0..<height {
@@ -121,7 +110,10 @@ extension CairoPainter {
       (firstRow, lastRow) = (min(firstRow, y), y)
       (firstColumn, lastColumn) = (min(firstColumn, first), max(lastColumn, last))
     }
-    guard lastRow >= 0 else { return nil }  // no ink: drawn as it is (nothing), not kept
+    // No ink: drawn as it is (nothing), not kept; ink on the edge might reach beyond it.
+    guard lastRow >= 0, firstRow > 0, lastRow < height - 1, firstColumn > 0, lastColumn < width - 1 else {
+      return nil
+    }
     let start = firstColumn - (((x + left + firstColumn) % 16) + 16) % 16
     let keptWidth = (lastColumn + 1 - start + 15) / 16 * 16
     let kept = GlyphRunBitmaps.Bitmap(

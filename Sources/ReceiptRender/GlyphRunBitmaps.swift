@@ -13,9 +13,9 @@ import ReceiptModel
 /// to a whole dot (`_cairo_lround`, i.e. ⌊x + ½⌋) — its masks do not depend on where the glyph
 /// falls within a dot. So a run's coverage drawn once at whole-dot offsets and added where the
 /// run's first glyph rounds to gives the dots cairo would (a saturating sum is the same in any
-/// grouping). A run is kept the third time it is seen (``keptAtSighting``), with its whole ink (a run whose ink
-/// touches the edge of the rectangle it was drawn in is never kept). Bounded: at most
-/// ``maxBytes`` of coverage and ``maxRuns`` runs; when full it starts again empty.
+/// grouping). A run is kept the third time it is seen (``keptAtSighting``), with its whole ink
+/// (a run whose ink touches the edge of the rectangle it was drawn in is never kept). Bounded:
+/// at most ``maxBytes`` of coverage and ``maxRuns`` runs; when full it starts again empty.
 final class GlyphRunBitmaps: Sendable {
   /// The renderers' runs (tests make their own).
   static let shared = GlyphRunBitmaps()
@@ -30,16 +30,16 @@ final class GlyphRunBitmaps: Sendable {
   /// on the page's scale, and each glyph with its offset in whole dots from the first. Hashed
   /// once, as it is made: a run is looked up once a page.
   struct Key: Hashable {
-    var face: UInt
-    var size: Double
-    var horizontalScale: Double
-    var verticalScale: Double
-    var xx: Double
-    var yy: Double
-    var antialias: Bool
+    let face: UInt
+    let size: Double
+    let horizontalScale: Double
+    let verticalScale: Double
+    let xx: Double
+    let yy: Double
+    let antialias: Bool
     /// Glyph index and offset in dots (x, y) from the first glyph's dot.
-    var glyphs: [SIMD3<Int32>]
-    private var hash = 0
+    let glyphs: [SIMD3<Int32>]
+    private let hash: Int
 
     init(
       face: UInt, size: Double, horizontalScale: Double, verticalScale: Double, xx: Double, yy: Double,
@@ -83,7 +83,7 @@ final class GlyphRunBitmaps: Sendable {
     /// Seen this many times, drawn glyph by glyph each time.
     case seen(Int)
     case kept(Bitmap)
-    /// Its ink reaches past the rectangle it is drawn in: always drawn glyph by glyph.
+    /// No ink, or ink reaching past the rectangle it is drawn in: always drawn glyph by glyph.
     case refused
   }
 

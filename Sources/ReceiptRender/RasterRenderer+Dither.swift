@@ -56,23 +56,17 @@ extension RasterRenderer {
     let rows = first..<max(first, min(height, page.height - y0))
     let left = max(0, -x0)
     let columns = left..<max(left, min(width, page.width - x0))
-    let (bytesPerLine, oneBit) = (page.bytesPerLine, page.bitsPerPixel == 1)
+    let bytesPerLine = page.bytesPerLine
     // Through buffers: a logo is tens of thousands of dots, each a bounds check and a
     // uniqueness check of the page's array when set one at a time.
     page.data.withUnsafeMutableBufferPointer { out in
-      /// Dot (x, y) of the item darkened to `level` (0: black; a 1-bit page takes only black).
-      func darken(_ x: Int, _ y: Int, to level: UInt8) {
-        let (px, line) = (x0 + x, (y0 + y) * bytesPerLine)
-        if oneBit {
-          out[line + px >> 3] |= 0x80 >> UInt8(px & 7)
-        } else {
-          out[line + px] = min(out[line + px], level)
-        }
-      }
       switch dots {
-      case .gray(let gray):  // made for 8-bit pages only
-        for y in rows { for x in columns { darken(x, y, to: gray[y * width + x]) } }
-      case .black(let black) where oneBit:
+      case .gray(let gray):  // made for 8-bit pages only: each dot darkened to its level
+        for y in rows {
+          let line = (y0 + y) * bytesPerLine + x0
+          for x in columns { out[line + x] = min(out[line + x], gray[y * width + x]) }
+        }
+      case .black(let black):  // made for 1-bit pages only
         // A page byte at a time: the dots of each byte gathered, then one OR (a logo is tens of
         // thousands of dots on every receipt).
         black.withUnsafeBufferPointer { dots in
@@ -92,8 +86,6 @@ extension RasterRenderer {
             }
           }
         }
-      case .black(let black):
-        for y in rows { for x in columns where black[y * width + x] { darken(x, y, to: 0) } }
       }
     }
   }
