@@ -9,9 +9,14 @@
 # starve the pool the in-process daemons need, and their timeouts would measure the test run, not
 # the daemon. Extra arguments go to both phases. Prints the wall time of each.
 set -uo pipefail
+# The directories of failed runs older than half a day go (a run takes well under that; each can
+# hold PostgreSQL clusters of ~450 MB).
+find /tmp -maxdepth 1 -name 'receipt-tests.*' -type d -mmin +720 -exec rm -rf {} + 2>/dev/null
 run_dir=$(mktemp -d /tmp/receipt-tests.XXXXXX)
 log="$run_dir/test.log"
 mkdir -p "$run_dir/tmp"
+# PostgreSQL (run as postgres) and cupsd's filters (as lp) reach their files in there.
+chmod 711 "$run_dir" "$run_dir/tmp"
 status=0
 phase() {
   local name=$1

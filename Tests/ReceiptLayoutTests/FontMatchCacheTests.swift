@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptModel
+import ReceiptTestSupport
 import Testing
 
 @testable import ReceiptLayout
@@ -9,9 +10,7 @@ import Testing
 /// is unchanged.
 @Suite struct FontMatchCacheTests {
   func cacheFile() throws -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("receipt-fonts-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory.appendingPathComponent("font-matches").path
+    try Tool.temporaryDirectory().appendingPathComponent("font-matches").path
   }
 
   /// Every script and style the shipped templates and examples use, a missing family (whose

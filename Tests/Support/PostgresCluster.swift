@@ -5,9 +5,9 @@ import ReceiptModel
   import Glibc
 #endif
 
-/// A private PostgreSQL cluster from Debian's packages for the tests: `initdb` in a temporary
-/// directory and `pg_ctl` on a loopback port, both as the `postgres` user (PostgreSQL refuses
-/// root). One cluster per test process, started on first use and stopped by its watchdog when
+/// A private PostgreSQL cluster from Debian's packages for the tests: `initdb` in a directory
+/// under ``Scratch/root`` (swept once the process is gone) and `pg_ctl` on a loopback port, both
+/// as the `postgres` user (PostgreSQL refuses root). One cluster per test process, started on first use and stopped by its watchdog when
 /// the process is gone; each test takes a database of its own.
 public final class PostgresCluster: Sendable {
   public let directory: URL
@@ -34,8 +34,7 @@ public final class PostgresCluster: Sendable {
       let version = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").sorted().last
     else { throw RigError("PostgreSQL is not installed (apt-get install postgresql; scripts/setup.sh --test)") }
     bin = "/usr/lib/postgresql/\(version)/bin"
-    directory = URL(fileURLWithPath: "/tmp/receipt-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    directory = try Scratch.directory("pg")
     try Self.asPostgres("chown", ["postgres:postgres", directory.path], root: true)
     let probe = try Loopback.listen()
     close(probe.fd)

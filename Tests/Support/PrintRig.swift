@@ -189,8 +189,7 @@ public final class PrintRig: @unchecked Sendable {
 
   /// A cupsd of its own with no queues: its "host:port" and its files (`ppd/QUEUE.ppd`).
   public static func privateCUPS() throws -> (server: String, directory: URL) {
-    let directory = URL(fileURLWithPath: "/tmp/receipt-rig-empty-\(getpid())-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let directory = try Scratch.directory("cups")
     let cups = directory.appendingPathComponent("cups")
     return (try startCUPSD(in: cups, log: directory), cups)
   }

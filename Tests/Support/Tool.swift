@@ -76,12 +76,8 @@ public enum Tool {
       .joined(separator: "\n")
   }
 
-  /// A fresh temporary directory.
-  public static func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("receipt-test-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-  }
+  /// A fresh temporary directory (under the process's ``Scratch/root``).
+  public static func temporaryDirectory() throws -> URL { try Scratch.directory("tmp") }
 
   /// `pdfinfo`'s page sizes in points (all pages).
   public static func pdfPageSizes(_ pdf: URL) throws -> [(width: Double, height: Double)] {
