@@ -46,8 +46,9 @@ final class TextLayouter {
   /// it was laid out at (``KeptText``). Bounded: at most ``keptParagraphLimit`` texts of at most
   /// ``keptTextLimit`` UTF-16 units each and ``keptUnitsLimit`` in all, a kept box counting as
   /// its text again (a hostile order's megabyte paragraphs are prepared, never kept); when full
-  /// it starts again empty.
-  private var kept: [KeptKey: KeptText] = [:]
+  /// it keeps the texts asked for again since it last filled (the header, the menu) and lets go
+  /// of the others (an order's number), see ``KeptTable``.
+  private var kept = KeptTable<KeptKey, KeptText>(capacity: keptParagraphLimit)
   private var keptUnits = 0
   static let keptParagraphLimit = 4096
   static let keptTextLimit = 4096
@@ -67,12 +68,16 @@ final class TextLayouter {
     var naturalWidth: Double?
     var minContentWidth: Double?
     var boxes: [(width: Double, box: TextBox)] = []
-    init(paragraphs: [Paragraph], isKept: Bool) { (self.paragraphs, self.isKept) = (paragraphs, isKept) }
+    /// What it counts against ``keptUnitsLimit``: its text's UTF-16 units, once more per box.
+    var units: Int
+    init(paragraphs: [Paragraph], isKept: Bool, units: Int) {
+      (self.paragraphs, self.isKept, self.units) = (paragraphs, isKept, units)
+    }
   }
 
   /// Forgets every prepared paragraph (tests compare kept paragraphs with fresh ones).
   func forgetParagraphs() {
-    kept.removeAll(keepingCapacity: true)
+    kept.removeAll()
     keptUnits = 0
   }
 
@@ -84,7 +89,7 @@ final class TextLayouter {
   /// The text's paragraphs, from ``kept`` or prepared (and kept when small enough).
   func keptText(of text: AttributedText, mode: LineBreakMode) throws -> KeptText {
     let key = KeptKey(text: text, mode: mode, monochrome: monochrome, fontDirectories: fonts.allowedDirectories)
-    if let entry = kept[key] {
+    if let entry = kept.value(for: key) {
       // What preparing would have done beside shaping, done again for this document: each
       // font file named by path is checked, and a missing family's warning is given.
       for run in text.runs { _ = try fonts.chain(for: run.attributes.font) }
@@ -94,10 +99,10 @@ final class TextLayouter {
     let paragraphs = try preparing(text, mode: mode)
     preparedTexts += 1
     let units = text.utf16Count
-    guard units <= Self.keptTextLimit else { return KeptText(paragraphs: paragraphs, isKept: false) }
-    makeRoom(units)
-    let entry = KeptText(paragraphs: paragraphs, isKept: true)
-    kept[key] = entry
+    guard units <= Self.keptTextLimit else { return KeptText(paragraphs: paragraphs, isKept: false, units: units) }
+    if kept.count >= Self.keptParagraphLimit || keptUnits + units > Self.keptUnitsLimit { makeRoom(units) }
+    let entry = KeptText(paragraphs: paragraphs, isKept: true, units: units)
+    kept.keep(entry, for: key)  // room was made above
     keptUnits += units
     return entry
   }
@@ -108,12 +113,17 @@ final class TextLayouter {
       return
     }
     entry.boxes.append((width, box))
+    entry.units += units
     keptUnits += units
   }
 
+  /// Lets go of the texts not asked for again since the table last filled; of all of them when
+  /// the others still leave no room for `units`.
   private func makeRoom(_ units: Int) {
-    if kept.count >= Self.keptParagraphLimit || keptUnits + units > Self.keptUnitsLimit {
-      kept.removeAll(keepingCapacity: true)
+    kept.makeRoom()
+    keptUnits = kept.values.reduce(0) { $0 + $1.units }
+    if keptUnits + units > Self.keptUnitsLimit / 2 {
+      kept.removeAll()
       keptUnits = 0
     }
   }

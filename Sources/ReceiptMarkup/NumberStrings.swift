@@ -4,8 +4,9 @@ import ReceiptModel
 /// Numbers already written, by everything that decides the text: a menu's prices, tax rates and
 /// quantities come back receipt after receipt (a batch of thousands, a daemon's day), and ICU's
 /// formatting through `Decimal.FormatStyle` is one of a receipt's larger costs. Bounded: at most
-/// ``capacity`` strings; when full it starts again empty. Errors are never kept (a missing
-/// currency fails every time).
+/// ``capacity`` strings; when full it keeps those asked for again since it last filled (the
+/// menu's prices) and lets go of the others (an order's total), see ``KeptTable``. Errors are
+/// never kept (a missing currency fails every time).
 final class NumberStrings: Sendable {
   struct Key: Hashable, Sendable {
     /// The locale's identifier (with its numbering system, `ar_SA@numbers=latn`).
@@ -25,16 +26,13 @@ final class NumberStrings: Sendable {
   /// The process's strings.
   static let shared = NumberStrings()
 
-  private let strings = Locked<[Key: String]>([:])
+  private let strings = Locked(KeptTable<Key, String>(capacity: capacity))
 
   /// The string for `key`, made by `make` when not kept.
   func string(_ key: Key, make: () throws -> String) rethrows -> String {
-    if let kept = strings.withLock({ $0[key] }) { return kept }
+    if let kept = strings.withLock({ $0.value(for: key) }) { return kept }
     let made = try make()
-    strings.withLock { strings in
-      if strings.count >= Self.capacity { strings.removeAll(keepingCapacity: true) }
-      strings[key] = made
-    }
+    strings.withLock { $0.keep(made, for: key) }
     return made
   }
 

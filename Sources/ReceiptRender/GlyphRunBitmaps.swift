@@ -15,7 +15,8 @@ import ReceiptModel
 /// run's first glyph rounds to gives the dots cairo would (a saturating sum is the same in any
 /// grouping). A run is kept the third time it is seen (``keptAtSighting``), with its whole ink
 /// (a run whose ink touches the edge of the rectangle it was drawn in is never kept). Bounded:
-/// at most ``maxBytes`` of coverage and ``maxRuns`` runs; when full it starts again empty.
+/// at most ``maxBytes`` of coverage and ``maxRuns`` runs; when full it keeps the runs seen
+/// again since it last filled and lets go of the others (an order's number), see ``KeptTable``.
 final class GlyphRunBitmaps: Sendable {
   /// The renderers' runs (tests make their own).
   static let shared = GlyphRunBitmaps()
@@ -88,7 +89,7 @@ final class GlyphRunBitmaps: Sendable {
   }
 
   private struct State {
-    var slots: [Key: Slot] = [:]
+    var slots = KeptTable<Key, Slot>(capacity: maxRuns)
     var bytes = 0
   }
 
@@ -99,16 +100,15 @@ final class GlyphRunBitmaps: Sendable {
   /// time it is seen.
   func bitmap(for key: Key) -> (bitmap: Bitmap?, shouldKeep: Bool) {
     state.withLock { state in
-      switch state.slots[key] {
+      switch state.slots.value(for: key) {
       case .kept(let bitmap)?: return (bitmap, false)
       case .seen(let times)?:
         if times + 1 >= Self.keptAtSighting { return (nil, true) }
-        state.slots[key] = .seen(times + 1)
+        state.slots.update(key) { $0 = .seen(times + 1) }
         return (nil, false)
       case .refused?: return (nil, false)
       case nil:
-        makeRoom(&state, bytes: 0)
-        state.slots[key] = .seen(1)
+        if state.slots.keep(.seen(1), for: key) { state.bytes = Self.bytes(of: state.slots) }
         return (nil, Self.keptAtSighting <= 1)
       }
     }
@@ -118,21 +118,33 @@ final class GlyphRunBitmaps: Sendable {
   func keep(_ bitmap: Bitmap?, for key: Key) {
     state.withLock { state in
       guard let bitmap else {
-        state.slots[key] = .refused
+        state.slots.keep(.refused, for: key)
         return
       }
-      if case .kept? = state.slots[key] { return }  // another worker kept it meanwhile
+      if case .kept? = state.slots.value(for: key) { return }  // another worker kept it meanwhile
       let bytes = bitmap.stride * bitmap.height
-      makeRoom(&state, bytes: bytes)
-      state.slots[key] = .kept(bitmap)
-      state.bytes += bytes
+      if state.bytes + bytes > Self.maxBytes {
+        state.slots.makeRoom()
+        state.bytes = Self.bytes(of: state.slots)
+        if state.bytes + bytes > Self.maxBytes / 2 {
+          state.slots.removeAll()
+          state.bytes = 0
+        }
+      }
+      // In place of its sighting count (or anew, when room made since let go of it).
+      if state.slots.keep(.kept(bitmap), for: key) {
+        state.bytes = Self.bytes(of: state.slots)
+      } else {
+        state.bytes += bytes
+      }
     }
   }
 
-  private func makeRoom(_ state: inout State, bytes: Int) {
-    if state.slots.count >= Self.maxRuns || state.bytes + bytes > Self.maxBytes {
-      state.slots.removeAll(keepingCapacity: true)
-      state.bytes = 0
+  /// The coverage bytes kept in `slots`.
+  private static func bytes(of slots: KeptTable<Key, Slot>) -> Int {
+    slots.values.reduce(0) { total, slot in
+      if case .kept(let b) = slot { return total + b.stride * b.height }
+      return total
     }
   }
 

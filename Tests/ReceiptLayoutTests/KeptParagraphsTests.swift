@@ -83,19 +83,35 @@ import Testing
     #expect(second.warnings == first.warnings)
   }
 
-  @Test func aFullCacheStartsAgain() throws {
+  /// A batch's or a day's receipts: the header in every one, an order's own text once. When the
+  /// table fills, it lets go of the texts not asked for again and keeps the header (a table that
+  /// started again empty prepared the whole working set again every ~900 receipts).
+  @Test func aFullCacheKeepsWhatIsAskedForAgain() throws {
     let engine = try ReceiptLayoutEngine()
     let limit = TextLayouter.keptParagraphLimit
+    let header = AttributedText("Café Rosa — Hauptstraße 1, 10115 Berlin")
     for i in 0..<(limit + 10) {
-      _ = try engine.layout(ReceiptDocument(blocks: [.text(AttributedText("item \(i)"))]))
+      _ = try engine.layout(ReceiptDocument(blocks: [.text(header), .text(AttributedText("item \(i)"))]))
     }
-    #expect(engine.paragraphCounts.prepared == limit + 10)
-    // The first texts were dropped when the cache started again: prepared afresh.
+    #expect(engine.paragraphCounts.prepared == limit + 11, "the header once, each item once")
+    // The first texts, asked for once, were let go when the table filled: prepared afresh.
     _ = try engine.layout(ReceiptDocument(blocks: [.text(AttributedText("item 0"))]))
-    #expect(engine.paragraphCounts.prepared == limit + 11)
-    // The last ones are still kept.
-    _ = try engine.layout(ReceiptDocument(blocks: [.text(AttributedText("item \(limit + 9)"))]))
-    #expect(engine.paragraphCounts.prepared == limit + 11)
+    #expect(engine.paragraphCounts.prepared == limit + 12)
+    // The header and the last ones are still kept.
+    _ = try engine.layout(ReceiptDocument(blocks: [.text(header), .text(AttributedText("item \(limit + 9)"))]))
+    #expect(engine.paragraphCounts.prepared == limit + 12)
+  }
+
+  /// A working set larger than half the table: it starts again empty rather than prune often.
+  @Test func aWorkingSetLargerThanHalfTheCacheStartsItAgain() throws {
+    let engine = try ReceiptLayoutEngine()
+    let limit = TextLayouter.keptParagraphLimit
+    let texts = (0..<limit).map { AttributedText("item \($0)") }
+    for _ in 0..<2 { for text in texts { _ = try engine.layout(ReceiptDocument(blocks: [.text(text)])) } }
+    #expect(engine.paragraphCounts.prepared == limit, "all kept, each asked for twice")
+    _ = try engine.layout(ReceiptDocument(blocks: [.text(AttributedText("one more"))]))
+    _ = try engine.layout(ReceiptDocument(blocks: [.text(texts[0])]))
+    #expect(engine.paragraphCounts.prepared == limit + 2, "the table started again empty")
   }
 
   @Test func longTextsArePreparedButNotKept() throws {
