@@ -33,6 +33,8 @@ if [ "$status" -eq 0 ]; then
   rm -rf "$run_dir"
   exit 0
 fi
+# A failed run's PostgreSQL clusters keep their logs, not their data (~450 MB of WAL each).
+find "$run_dir/tmp" -path '*/pg-*/data' -prune -type d -exec rm -rf {} + 2>/dev/null
 echo
 echo "==== failures (the whole log and the tests' files are kept in $run_dir) ===="
 grep -E -A8 '✘|Fatal error|Program crashed|crashed:' "$log" | grep -v -E '^> |Test run with' | head -150
