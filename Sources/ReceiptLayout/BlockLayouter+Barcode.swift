@@ -67,7 +67,7 @@ extension BlockLayouter {
         attributes: TextAttributes(font: FontDescriptor(families: ["DejaVu Sans Mono"], size: 8)),
         paragraphStyle: ParagraphStyle(alignment: .center))
       let box = try text.layout(caption, width: g.width)
-      items += box.items.map { $0.offsetBy(dx: snappedX, dy: y) }
+      append(box.items, dx: snappedX, dy: y)
       y += box.height
     }
   }

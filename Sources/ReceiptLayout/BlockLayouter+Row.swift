@@ -32,7 +32,7 @@ extension BlockLayouter {
         let dot = 72 / Double(setup.resolution.dpi)
         dy = (dy / dot).rounded() * dot
       }
-      items += b.items.map { $0.offsetBy(dx: 0, dy: y + dy) }
+      append(b.items, dx: 0, dy: y + dy)
     }
     y += height
   }

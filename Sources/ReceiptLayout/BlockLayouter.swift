@@ -73,6 +73,12 @@ struct BlockLayouter {
     y = 0
   }
 
+  /// Appends laid-out items moved by (`dx`, `dy`): each copied once, with no array in between
+  /// (`items += source.map { … }` copied every glyph run twice and released the copy).
+  mutating func append(_ source: [LaidOutItem], dx: Double, dy: Double) {
+    for item in source { items.append(item.offsetBy(dx: dx, dy: dy)) }
+  }
+
   /// Places one block at the current y, `width` wide from `x`, and advances y. `alignment`
   /// (from a row cell) overrides a text's alignment and positions narrower blocks.
   mutating func place(_ block: Block, x: Double, width: Double, alignment: TextAlignment? = nil) throws {
@@ -80,7 +86,7 @@ struct BlockLayouter {
     case .text(var attributed):
       if let alignment { attributed.paragraphStyle.alignment = alignment }
       let box = try text.layout(attributed, width: width)
-      items += box.items.map { $0.offsetBy(dx: x, dy: y) }
+      append(box.items, dx: x, dy: y)
       y += box.height
     case .column(let column):
       let grid = column.grid ? try gridWidths(column.children, width: width) : [:]
