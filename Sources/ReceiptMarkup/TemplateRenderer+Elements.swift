@@ -12,6 +12,15 @@ extension TemplateRenderer {
   /// The blocks of an element's children; `repeat`, `if`/`else` and `include` expand in place.
   func expand(_ children: [MarkupNode.Child], scope: Scope, style: InheritedStyle, inRow: Bool) throws -> [Placed] {
     var out: [Placed] = []
+    try expand(children, scope: scope, style: style, inRow: inRow, into: &out)
+    return out
+  }
+
+  /// Appends the blocks of an element's children to `out` (a repeat's items, an `if`'s and an
+  /// include's blocks go straight where they belong, not through arrays of their own).
+  func expand(
+    _ children: [MarkupNode.Child], scope: Scope, style: InheritedStyle, inRow: Bool, into out: inout [Placed]
+  ) throws {
     var lastIf: Bool?  // the result of the preceding <if>, for <else>
     for child in children {
       let node: MarkupNode
@@ -34,7 +43,7 @@ extension TemplateRenderer {
       defer { if node.name != "if", node.name != "elseif" { lastIf = nil } }
       switch node.name {
       case "repeat":
-        out += try repeatElement(node, scope: scope, style: style, inRow: inRow)
+        try repeatElement(node, scope: scope, style: style, inRow: inRow, into: &out)
       case "if", "elseif":
         try checkNames(node, allowed: Vocabulary.elements[node.name]!)
         if node.name == "elseif", lastIf == nil {
@@ -47,7 +56,7 @@ extension TemplateRenderer {
         // Without data (validation) every branch is expanded, so every branch is checked.
         let passed = try self.test(test, scope: scope, at: node.locator("test"))
         if placeholders || (!earlier && passed) {
-          out += try expand(node.children, scope: scope, style: style, inRow: inRow)
+          try expand(node.children, scope: scope, style: style, inRow: inRow, into: &out)
         }
         lastIf = earlier || passed
       case "else":
@@ -55,17 +64,18 @@ extension TemplateRenderer {
           throw TemplateError(node.location, "<else> must follow an <if> or <elseif>")
         }
         try checkNames(node, allowed: [])
-        if placeholders || !previous { out += try expand(node.children, scope: scope, style: style, inRow: inRow) }
+        if placeholders || !previous { try expand(node.children, scope: scope, style: style, inRow: inRow, into: &out) }
       case "include":
-        out += try include(node, scope: scope, style: style, inRow: inRow)
+        try include(node, scope: scope, style: style, inRow: inRow, into: &out)
       default:
         out.append(try element(node, scope: scope, style: style, inRow: inRow))
       }
     }
-    return out
   }
 
-  private func repeatElement(_ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool) throws -> [Placed] {
+  private func repeatElement(
+    _ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool, into out: inout [Placed]
+  ) throws {
     try checkNames(node, allowed: Vocabulary.elements["repeat"]!)
     guard let itemsText = node.attribute("items"), !itemsText.isEmpty else {
       throw TemplateError(
@@ -86,12 +96,11 @@ extension TemplateRenderer {
       let what = expression.plainPath.map { "$\($0)" } ?? "'\(itemsText)'"
       try warn(
         node.location, "no array at \(what); repeated nothing", strictly: "no array at \(what) in the order data")
-      return []
+      return
     case let other?:
       let what = expression.plainPath.map { "$\($0)" } ?? "'\(itemsText)'"
       throw TemplateError(node.location, "\(what) is \(other.kind), not an array; <repeat> needs one")
     }
-    var out: [Placed] = []
     for (index, item) in items.enumerated() {
       iterations += 1
       guard iterations <= Self.maxIterations else {
@@ -99,12 +108,13 @@ extension TemplateRenderer {
       }
       var inner = scope
       inner.repeats.append(Scope.Repeat(name: name, item: item, index: index, count: items.count))
-      out += try expand(node.children, scope: inner, style: style, inRow: inRow)
+      try expand(node.children, scope: inner, style: style, inRow: inRow, into: &out)
     }
-    return out
   }
 
-  private func include(_ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool) throws -> [Placed] {
+  private func include(
+    _ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool, into out: inout [Placed]
+  ) throws {
     let a = try attributes(of: node, allowed: Vocabulary.elements["include"]!, scope: scope)
     guard let name = a["template"] else { throw TemplateError(node.location, "<include> needs template=\"name\"") }
     guard !includeStack.contains(name) else {
@@ -127,7 +137,7 @@ extension TemplateRenderer {
     try checkNames(document.root, allowed: [])
     includeStack.append(name)
     defer { includeStack.removeLast() }
-    return try expand(document.root.children, scope: scope, style: style, inRow: inRow)
+    try expand(document.root.children, scope: scope, style: style, inRow: inRow, into: &out)
   }
 
   /// Checks attribute names only (control elements read their attributes unevaluated).
