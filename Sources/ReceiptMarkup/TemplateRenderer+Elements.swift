@@ -26,7 +26,7 @@ extension TemplateRenderer {
       let node: MarkupNode
       switch child {
       case .text(let text, let locator):
-        guard !text.allSatisfy(TextBuilder.collapses) else { continue }
+        guard !TextBuilder.isCollapsible(text) else { continue }
         throw TemplateError(
           locator(text.prefix(while: TextBuilder.collapses).count),
           "text must be inside <text>: wrap \"\(text.trimmingCharacters(in: .whitespacesAndNewlines).prefix(30))\" in <text>…</text>"
@@ -223,7 +223,7 @@ extension TemplateRenderer {
     for child in node.children {
       switch child {
       case .element(let e): throw TemplateError(e.location, "<\(node.name)> takes no elements inside")
-      case .text(let t, let locator) where !t.allSatisfy(TextBuilder.collapses):
+      case .text(let t, let locator) where !TextBuilder.isCollapsible(t):
         throw TemplateError(
           locator(t.prefix(while: TextBuilder.collapses).count), "<\(node.name)> takes no text inside; use attributes")
       default: continue

@@ -68,6 +68,14 @@ struct TextBuilder {
     c == " " || c == "\t" || c == "\n" || c == "\r\n" || c == "\r" || c == "\u{0C}"
   }
 
+  /// Whether text is all white space that collapses (the indentation between elements): the
+  /// same answer as testing each character with ``collapses(_:)``, read from the UTF-8 bytes — a
+  /// string of those bytes has no other characters ("\r\n" is one), and any other character has
+  /// another byte. Iterating characters made a string of each: 2 % of a receipt's instructions.
+  static func isCollapsible(_ text: String) -> Bool {
+    text.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0C }
+  }
+
   private var segments: [(String, TextAttributes)] = []
   private var lastWasSpace = true
 

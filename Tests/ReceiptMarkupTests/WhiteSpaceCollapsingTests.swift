@@ -52,4 +52,24 @@ import Testing
     // A no-break space is text, and a space under a combining mark is a letter.
     #expect(Self.collapsed(["100\u{00A0}g", "  x \u{0301}y"]) == "100\u{00A0}g x \u{0301}y")
   }
+
+  /// The text between elements is skipped when it is all collapsing white space: read from its
+  /// bytes, the answer must be the one character by character gives.
+  @Test func whiteSpaceBetweenElementsIsFoundByItsBytesAsByItsCharacters() {
+    var generator = SeededGenerator(defaultSeed: 47)
+    let pieces = [
+      " ", "\t", "\n", "\r", "\r\n", "\u{0C}", "\u{0B}", "\u{85}", "\u{A0}", "\u{2028}", "\u{3000}", " \u{0301}",
+      "\n\u{0301}", "x", "",
+    ]
+    var texts = pieces
+    for _ in 0..<2_000 {
+      texts.append(
+        (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined())
+    }
+    for text in texts {
+      #expect(
+        TextBuilder.isCollapsible(text) == text.allSatisfy(TextBuilder.collapses),
+        "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+    }
+  }
 }
