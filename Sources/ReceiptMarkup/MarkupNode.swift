@@ -8,6 +8,16 @@ final class MarkupNode {
   }
 
   let name: String
+  /// The element by name, and what it takes (worked out once per parse: a receipt asks for
+  /// every element's kind, and comparing names was 2 % of its instructions).
+  let kind: Kind
+  /// The attributes it takes as a block, as a cell of a row, and inside `<text>` (nil: it is
+  /// not one).
+  let blockAttributes: Set<String>?
+  let cellAttributes: Set<String>?
+  let inlineAttributes: Set<String>?
+  /// Whether it takes text style (`font`, `size`, …) as a block.
+  let takesTextStyle: Bool
   /// Attributes sorted by name (XML attribute order carries no meaning).
   let attributes: [(name: String, value: String)]
   var children: [Child] = []
@@ -21,10 +31,24 @@ final class MarkupNode {
     tagEnd: SourceText.Point = SourceText.Point(line: 0, column: 0)
   ) {
     self.name = name
+    kind = Kind(rawValue: name) ?? .unknown
+    blockAttributes = Vocabulary.elements[name]
+    cellAttributes = Vocabulary.cellElements[name]
+    inlineAttributes = Vocabulary.inline[name]
+    takesTextStyle = blockAttributes?.contains("font") ?? false
     self.attributes = attributes.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
     self.location = location
     self.source = source
     self.tagEnd = tagEnd
+  }
+
+  /// The elements of the vocabulary (``Vocabulary``), and any other name.
+  enum Kind: String {
+    case receipt, fragment, column, row, text, spacer, rule, image, barcode, qrcode, feed, cut, drawer
+    case `repeat`, `if`, `elseif`, `else`, include
+    case b, i, u, s, inverse, span, br, tab
+    /// A name outside the vocabulary (no XML name is empty).
+    case unknown = ""
   }
 
   /// The value of an attribute.

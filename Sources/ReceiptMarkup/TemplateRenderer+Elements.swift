@@ -40,32 +40,32 @@ extension TemplateRenderer {
           "the template expands to more than \(Self.maxExpandedElements) elements (includes and repeats multiply); simplify it"
         )
       }
-      defer { if node.name != "if", node.name != "elseif" { lastIf = nil } }
-      switch node.name {
-      case "repeat":
+      defer { if node.kind != .if, node.kind != .elseif { lastIf = nil } }
+      switch node.kind {
+      case .repeat:
         try repeatElement(node, scope: scope, style: style, inRow: inRow, into: &out)
-      case "if", "elseif":
-        try checkNames(node, allowed: Vocabulary.elements[node.name]!)
-        if node.name == "elseif", lastIf == nil {
+      case .if, .elseif:
+        try checkNames(node, allowed: node.blockAttributes!)
+        if node.kind == .elseif, lastIf == nil {
           throw TemplateError(node.location, "<elseif> must follow an <if> or another <elseif>")
         }
         guard let test = node.attribute("test") else {
           throw TemplateError(node.location, "<\(node.name)> needs test=\"…\" (e.g. test=\"$total > 0\")")
         }
-        let earlier = node.name == "elseif" && lastIf == true
+        let earlier = node.kind == .elseif && lastIf == true
         // Without data (validation) every branch is expanded, so every branch is checked.
         let passed = try self.test(test, scope: scope, at: node.locator("test"))
         if placeholders || (!earlier && passed) {
           try expand(node.children, scope: scope, style: style, inRow: inRow, into: &out)
         }
         lastIf = earlier || passed
-      case "else":
+      case .else:
         guard let previous = lastIf else {
           throw TemplateError(node.location, "<else> must follow an <if> or <elseif>")
         }
         try checkNames(node, allowed: [])
         if placeholders || !previous { try expand(node.children, scope: scope, style: style, inRow: inRow, into: &out) }
-      case "include":
+      case .include:
         try include(node, scope: scope, style: style, inRow: inRow, into: &out)
       default:
         out.append(try element(node, scope: scope, style: style, inRow: inRow))
@@ -76,7 +76,7 @@ extension TemplateRenderer {
   private func repeatElement(
     _ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool, into out: inout [Placed]
   ) throws {
-    try checkNames(node, allowed: Vocabulary.elements["repeat"]!)
+    try checkNames(node, allowed: node.blockAttributes!)
     guard let itemsText = node.attribute("items"), !itemsText.isEmpty else {
       throw TemplateError(
         node.location, "<repeat> needs items=\"$path.to.array\" (or an expression such as ${items | where:'…'})")
@@ -115,7 +115,7 @@ extension TemplateRenderer {
   private func include(
     _ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool, into out: inout [Placed]
   ) throws {
-    let a = try attributes(of: node, allowed: Vocabulary.elements["include"]!, scope: scope)
+    let a = try attributes(of: node, allowed: node.blockAttributes!, scope: scope)
     guard let name = a["template"] else { throw TemplateError(node.location, "<include> needs template=\"name\"") }
     guard !includeStack.contains(name) else {
       throw TemplateError(
@@ -149,16 +149,16 @@ extension TemplateRenderer {
 
   /// One block element.
   func element(_ node: MarkupNode, scope: Scope, style: InheritedStyle, inRow: Bool) throws -> Placed {
-    guard let allowedHere = Vocabulary.elements[node.name], !["receipt", "fragment"].contains(node.name) else {
+    guard let allowedHere = node.blockAttributes, node.kind != .receipt, node.kind != .fragment else {
       let names = Array(Vocabulary.elements.keys) + Array(Vocabulary.inline.keys)
       var message = unknown("element", "<\(node.name)>", among: names.map { "<\($0)>" })
       if Vocabulary.inline[node.name] != nil { message = "<\(node.name)> belongs inside <text>" }
       throw TemplateError(node.location, message)
     }
-    let allowed = inRow ? Vocabulary.cellElements[node.name] ?? allowedHere : allowedHere
+    let allowed = inRow ? node.cellAttributes ?? allowedHere : allowedHere
     let a = try attributes(of: node, allowed: allowed, scope: scope)
     var style = style
-    if allowedHere.contains("font") {
+    if node.takesTextStyle {
       try apply(a, to: &style.text)
       try apply(a, to: &style.paragraph)
     }
@@ -169,12 +169,12 @@ extension TemplateRenderer {
       placed.alignment = try a.choice("align", TextAlignment.self)
     }
     let resolution = self.resolution
-    switch node.name {
-    case "column":
+    switch node.kind {
+    case .column:
       let children = try expand(node.children, scope: scope, style: style, inRow: false)
       let spacing = try a.length("spacing", resolution: resolution)?.points ?? 0
       placed.block = .column(Column(children.map(\.block), spacing: spacing, grid: try a.bool("grid") ?? false))
-    case "row":
+    case .row:
       let cells = try expand(node.children, scope: scope, style: style, inRow: true).map {
         Cell($0.block, width: $0.width, alignment: $0.alignment)
       }
@@ -182,9 +182,9 @@ extension TemplateRenderer {
       let valign = try a.choice("valign", VerticalAlignment.self) ?? .top
       let rtl = style.paragraph.baseDirection == .rightToLeft
       placed.block = .row(Row(cells, spacing: spacing, verticalAlignment: valign, rightToLeft: rtl))
-    case "text":
+    case .text:
       placed.block = .text(try text(node, scope: scope, style: style))
-    case "spacer":
+    case .spacer:
       if let h = try a.length("height", resolution: resolution) {
         placed.block = .spacer(Spacer(length: h))
       } else {
@@ -192,30 +192,30 @@ extension TemplateRenderer {
         placed.block = .spacer(Spacer(length: nil, weight: weight))
         if inRow { placed.width = .auto }
       }
-    case "rule":
+    case .rule:
       placed.block = .rule(
         Rule(
           style: try a.choice("style", Rule.Style.self) ?? .solid,
           thickness: try a.length("thickness", resolution: resolution)?.points ?? 1,
           padding: try a.length("padding", resolution: resolution)?.points ?? 3))
-    case "feed":
+    case .feed:
       placed.block = .feed(try a.length("length", resolution: resolution) ?? .pt(12))
-    case "cut":
+    case .cut:
       placed.block = .cut(try a.choice("type", CutKind.self) ?? .partial)
-    case "drawer":
+    case .drawer:
       let pin = try a.number("pin", in: 2...5).map(Int.init) ?? DrawerPin.automatic.rawValue
       guard let p = DrawerPin(rawValue: pin) else {
         throw TemplateError(node.location, "pin on <drawer> must be 2 or 5")
       }
       placed.block = .drawerKick(p)
-    case "barcode", "qrcode":
-      placed.block = .barcode(try barcode(a, qr: node.name == "qrcode"))
-    case "image":
+    case .barcode, .qrcode:
+      placed.block = .barcode(try barcode(a, qr: node.kind == .qrcode))
+    case .image:
       placed.block = .image(try image(a))
     default:
       throw TemplateError(node.location, "<\(node.name)> cannot be used here")
     }
-    if node.name != "text", node.name != "column", node.name != "row" { try noContent(node) }
+    if node.kind != .text, node.kind != .column, node.kind != .row { try noContent(node) }
     return placed
   }
 

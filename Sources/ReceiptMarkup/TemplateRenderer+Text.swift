@@ -27,8 +27,8 @@ extension TemplateRenderer {
           }
         }
       case .element(let e):
-        guard let allowed = Vocabulary.inline[e.name] else {
-          if ["repeat", "if", "elseif", "else"].contains(e.name) {
+        guard let allowed = e.inlineAttributes else {
+          if [.repeat, .if, .elseif, .else].contains(e.kind) {
             throw TemplateError(e.location, "<\(e.name)> inside <text> is not supported; put it around the <text>")
           }
           throw TemplateError(
@@ -37,18 +37,18 @@ extension TemplateRenderer {
         }
         let a = try self.attributes(of: e, allowed: allowed, scope: scope)
         var inner = attributes
-        switch e.name {
-        case "br":
+        switch e.kind {
+        case .br:
           builder.lineBreak(attributes)
           continue
-        case "tab":
+        case .tab:
           builder.tab(attributes)
           continue
-        case "b": inner.font.weight = 700
-        case "i": inner.font.italic = true
-        case "u": inner.underline = true
-        case "s": inner.strikethrough = true
-        case "inverse": inner.inverse = true
+        case .b: inner.font.weight = 700
+        case .i: inner.font.italic = true
+        case .u: inner.underline = true
+        case .s: inner.strikethrough = true
+        case .inverse: inner.inverse = true
         default: break
         }
         try apply(a, to: &inner)
