@@ -51,6 +51,24 @@ final class MarkupNode {
     case unknown = ""
   }
 
+  /// The parts of each text child (nil for an element child), parsed once with the template
+  /// (``prepareTexts()``); a parse error is kept and thrown where the text is bound, as it was
+  /// when texts were parsed there. Looking each text up by its characters was a hash and a
+  /// comparison of the whole text at every text of every receipt.
+  private(set) var textParts: [Result<[Interpolation.Part], any Error>?] = []
+
+  /// Parses the texts of this element and of every element inside it (once the tree is built).
+  func prepareTexts() {
+    textParts = children.map { child in
+      switch child {
+      case .text(let text, let locator): return Result { try Interpolation.parse(text, at: locator) }
+      case .element(let element):
+        element.prepareTexts()
+        return nil
+      }
+    }
+  }
+
   /// The value of an attribute.
   func attribute(_ name: String) -> String? { attributes.first { $0.name == name }?.value }
 

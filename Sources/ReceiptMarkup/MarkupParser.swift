@@ -35,6 +35,7 @@ enum MarkupParser {
         at: SourceLocation(file: file, line: parser.lineNumber, column: parser.columnNumber), open: delegate.stack,
         source: delegate.source)
     }
+    root.prepareTexts()
     return MarkupDocument(root: root, instructions: delegate.instructions, file: file)
   }
 

@@ -7,19 +7,21 @@ extension TemplateRenderer {
   /// values are inserted as they are.
   func text(_ node: MarkupNode, scope: Scope, style: InheritedStyle) throws -> AttributedText {
     var builder = TextBuilder()
-    try inline(node.children, scope: scope, attributes: style.text, into: &builder)
+    try inline(node, scope: scope, attributes: style.text, into: &builder)
     var text = AttributedText("", attributes: style.text, paragraphStyle: style.paragraph)
     for (string, attributes) in builder.finished() { text.append(string, attributes) }
     return text
   }
 
   private func inline(
-    _ children: [MarkupNode.Child], scope: Scope, attributes: TextAttributes, into builder: inout TextBuilder
+    _ node: MarkupNode, scope: Scope, attributes: TextAttributes, into builder: inout TextBuilder
   ) throws {
-    for child in children {
+    for (index, child) in node.children.enumerated() {
       switch child {
       case .text(let raw, let locator):
-        for part in try interpolation(raw, at: locator) {
+        let parts =
+          index < node.textParts.count ? try node.textParts[index]?.get() ?? [] : try interpolation(raw, at: locator)
+        for part in parts {
           switch part {
           case .literal(let s): builder.appendCollapsing(strings.localize(s), attributes)
           case .binding(let b):
@@ -52,7 +54,7 @@ extension TemplateRenderer {
         default: break
         }
         try apply(a, to: &inner)
-        try inline(e.children, scope: scope, attributes: inner, into: &builder)
+        try inline(e, scope: scope, attributes: inner, into: &builder)
       }
     }
   }

@@ -294,7 +294,7 @@ final class TemplateRenderer {
   func evaluate(_ text: String, scope: Scope, at locator: Locator, localize: Bool) throws -> String {
     // Most attribute values (`align="right"`, `size="9"`) bind nothing and name no string: a
     // byte test each, not a parse-cache lookup that hashes the whole text.
-    if !text.utf8.contains(UInt8(ascii: "$")), !localize || !text.utf8.contains(UInt8(ascii: "@")) { return text }
+    if !Self.mayBind(text, localize: localize) { return text }
     var out = ""
     for part in try interpolation(text, at: locator) {
       switch part {
@@ -303,6 +303,16 @@ final class TemplateRenderer {
       }
     }
     return out
+  }
+
+  /// Whether a text holds a `$` (or, when localizing, an `@`): one pass over its bytes in place
+  /// (`utf8.contains` went through the view's iterator a byte at a time, twice).
+  static func mayBind(_ text: String, localize: Bool) -> Bool {
+    func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+      localize ? bytes.contains { $0 == 0x24 || $0 == 0x40 } : bytes.contains(0x24)
+    }
+    if let found = text.utf8.withContiguousStorageIfAvailable(scan) { return found }
+    return localize ? text.utf8.contains { $0 == 0x24 || $0 == 0x40 } : text.utf8.contains(0x24)
   }
 
   /// A string's parts, parsed once per template text.
