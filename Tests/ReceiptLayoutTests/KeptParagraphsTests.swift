@@ -131,4 +131,21 @@ import Testing
     _ = try engine.layout(ReceiptDocument(blocks: [.text(texts[count - 1])]))
     #expect(engine.paragraphCounts.prepared == before + 1, "the last is kept")
   }
+
+  /// "Å" as U+212B ANGSTROM SIGN and as U+00C5 are equal Swift strings of equal length: a kept
+  /// text found by string equality gave one the other's layout, and its PDF text layer the
+  /// other character. Kept texts are told apart by their bytes.
+  @Test func canonicallyEquivalentTextsAreKeptApart() throws {
+    let engine = try ReceiptLayoutEngine()
+    func scalars(_ text: String) throws -> [UInt32] {
+      let laid = try engine.layout(ReceiptDocument(blocks: [.text(AttributedText(text))]))
+      return laid.pages.flatMap(\.items).flatMap { item -> [UInt32] in
+        guard case .glyphs(let run) = item else { return [] }
+        return run.text.unicodeScalars.map(\.value)
+      }
+    }
+    #expect(try scalars("\u{00C5} 5 kg").contains(0x00C5))
+    #expect(try scalars("\u{212B} 5 kg").contains(0x212B))
+    #expect(try scalars("\u{00C5} 5 kg").contains(0x00C5))
+  }
 }
