@@ -1,9 +1,9 @@
-import Foundation
 import ReceiptModel
 
 extension TextLayouter {
-  /// A kept text's key. Its hash is worked out once (the text's bytes, the number of runs, the
-  /// mode: what tells kept texts apart in practice, without hashing every run's attributes);
+  /// A kept text's key. Its hash is worked out once (the text's bytes, not `String`'s canonical
+  /// equivalence — see `ExactText` —, the number of runs, the mode: what tells kept texts apart
+  /// in practice, without hashing every run's attributes);
   /// the dictionary compares a key with several stored ones per lookup (open addressing keeps
   /// no hashes), so equality looks at the hashes first and at everything else only when they
   /// agree, and the fields sit in one shared box (a probe copies one reference, not five).
@@ -25,10 +25,7 @@ extension TextLayouter {
     init(text: AttributedText, mode: LineBreakMode, monochrome: Bool, fontDirectories: [String]) {
       fields = Fields(text: text, mode: mode, monochrome: monochrome, fontDirectories: fontDirectories)
       var hasher = Hasher()
-      let hashed = text.string.utf8.withContiguousStorageIfAvailable {
-        hasher.combine(bytes: UnsafeRawBufferPointer($0))
-      }
-      if hashed == nil { for byte in text.string.utf8 { hasher.combine(byte) } }
+      ExactText.hashBytes(of: text.string, into: &hasher)
       hasher.combine(text.runs.count)
       // A number for the case: hashing the enum itself hashes its raw value, a string.
       switch mode {
@@ -44,23 +41,9 @@ extension TextLayouter {
       guard a.hash == b.hash else { return false }
       let (x, y) = (a.fields, b.fields)
       return x === y
-        || (x.mode == y.mode && x.monochrome == y.monochrome && sameScalars(x.text.string, y.text.string)
+        || (x.mode == y.mode && x.monochrome == y.monochrome && ExactText.sameBytes(x.text.string, y.text.string)
           && x.text.runs == y.text.runs && x.text.paragraphStyle == y.text.paragraphStyle
           && x.fontDirectories == y.fontDirectories)
-    }
-
-    /// Texts are the same when their bytes are: `String`'s `==` and hash go by canonical
-    /// equivalence (normalizing), which layout must not — "Å" as U+212B ANGSTROM SIGN and as
-    /// U+00C5 are equal strings of equal length, but different characters to shape and to write
-    /// in a PDF's text layer. (Comparing bytes is also what made hashing the text cheap.)
-    static func sameScalars(_ a: String, _ b: String) -> Bool {
-      let same = a.utf8.withContiguousStorageIfAvailable { x in
-        b.utf8.withContiguousStorageIfAvailable { y in
-          x.count == y.count && (x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
-        }
-      }
-      if let same, let same { return same }
-      return a.utf8.elementsEqual(b.utf8)
     }
 
     func hash(into hasher: inout Hasher) { hasher.combine(hash) }

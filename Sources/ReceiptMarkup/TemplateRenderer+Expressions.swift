@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptModel
 
 /// Evaluating expressions: exact decimal arithmetic, comparisons, logic. A missing value is nil;
 /// arithmetic on it is nil (the binding then prints empty with a warning naming the path), a
@@ -156,7 +157,7 @@ extension TemplateRenderer {
   /// A whole attribute (`test`, `items`) parsed once per template text, with the locator of
   /// its expression (`${…}` around it is allowed).
   func parsedExpression(_ text: String, at locator: Locator) throws -> (Expression, Locator) {
-    if let (e, shift) = expressionCache[text] { return (e, locator.shifted(by: shift)) }
+    if let (e, shift) = expressionCache[ExactText(text)] { return (e, locator.shifted(by: shift)) }
     let (e, shift) = try ParsedBindings.shared.expression(text) {
       var source = text.trimmingCharacters(in: .whitespaces)
       var shift = text.prefix { $0.isWhitespace }.count
@@ -166,7 +167,7 @@ extension TemplateRenderer {
       }
       return (try Interpolation.expression(source, at: locator.shifted(by: shift)), shift)
     }
-    expressionCache[text] = (e, shift)
+    expressionCache[ExactText(text)] = (e, shift)
     return (e, locator.shifted(by: shift))
   }
 }

@@ -129,8 +129,8 @@ final class TemplateRenderer {
   /// The root template's text when it is not (yet) a file: the designer's editor.
   var rootSource: Data?
   /// Parsed strings and expressions by their text (a repeat body is parsed once).
-  var interpolationCache: [String: [Interpolation.Part]] = [:]
-  var expressionCache: [String: (Expression, Int)] = [:]
+  var interpolationCache: [ExactText: [Interpolation.Part]] = [:]
+  var expressionCache: [ExactText: (Expression, Int)] = [:]
   /// Per-element expression evaluations so far (bounded).
   var elementEvaluations = 0
   /// Most UTF-8 bytes of bound values one receipt prints (each value is also bounded, by
@@ -317,9 +317,9 @@ final class TemplateRenderer {
 
   /// A string's parts, parsed once per template text.
   func interpolation(_ text: String, at locator: Locator) throws -> [Interpolation.Part] {
-    if let parts = interpolationCache[text] { return parts }
+    if let parts = interpolationCache[ExactText(text)] { return parts }
     let parts = try ParsedBindings.shared.interpolation(text) { try Interpolation.parse(text, at: locator) }
-    interpolationCache[text] = parts
+    interpolationCache[ExactText(text)] = parts
     return parts
   }
 
