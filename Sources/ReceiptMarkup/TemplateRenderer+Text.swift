@@ -18,10 +18,9 @@ extension TemplateRenderer {
   ) throws {
     for (index, child) in node.children.enumerated() {
       switch child {
-      case .text(let raw, let locator):
-        let parts =
-          index < node.textParts.count ? try node.textParts[index]?.get() ?? [] : try interpolation(raw, at: locator)
-        for part in parts {
+      case .text(_, let locator):
+        // MarkupParser, which makes every node, prepares its texts.
+        for part in try node.textParts[index]?.get() ?? [] {
           switch part {
           case .literal(let s): builder.appendCollapsing(strings.localize(s), attributes)
           case .binding(let b):
