@@ -105,6 +105,15 @@ struct Attributes {
 extension TemplateRenderer {
   /// The effective attributes of an element, checked against what it accepts.
   func attributes(of node: MarkupNode, allowed: Set<String>, scope: Scope) throws -> Attributes {
+    var bound = false
+    return try attributes(of: node, allowed: allowed, scope: scope, bound: &bound)
+  }
+
+  /// The effective attributes of an element; `bound` is set when a value binds data or names a
+  /// string (`$…`, `@…`), so another item of a repeat may give it another value.
+  func attributes(of node: MarkupNode, allowed: Set<String>, scope: Scope, bound: inout Bool) throws
+    -> Attributes
+  {
     var values: [(name: String, value: String)] = []
     var fromClass = 0  // values[..<fromClass] came from classes and were not overridden
     if let classes = node.attribute("class") {
@@ -131,6 +140,7 @@ extension TemplateRenderer {
     }
     for i in values.indices {
       let locator = i < fromClass ? Locator(node.location) : node.locator(values[i].name)
+      if Self.mayBind(values[i].value, localize: true) { bound = true }
       values[i].value = try evaluate(values[i].value, scope: scope, at: locator, localize: true)
     }
     return Attributes(values: values, location: node.location, element: node.name)
@@ -139,19 +149,33 @@ extension TemplateRenderer {
   /// Applies text-style attributes (inherited down the tree).
   func apply(_ a: Attributes, to text: inout TextAttributes) throws {
     guard !a.values.isEmpty else { return }
+    try textPatch(a).apply(to: &text)
+  }
+
+  /// Applies paragraph attributes (inherited down the tree).
+  func apply(_ a: Attributes, to p: inout ParagraphStyle) throws {
+    guard !a.values.isEmpty else { return }
+    try paragraphPatch(a).apply(to: &p)
+  }
+
+  /// What text-style attributes write, checked (later writes of a field replace earlier ones, as
+  /// applying them in this order would).
+  func textPatch(_ a: Attributes) throws -> TextPatch {
+    var text = TextPatch()
+    guard !a.values.isEmpty else { return text }
     if let font = a["font"] {
       guard let descriptor = FontDescriptor(parsing: font) else {
         throw TemplateError(
           a.location, "font must read like \"DejaVu Sans 10\" or \"DejaVu Sans Mono bold 9\", not '\(font)'")
       }
-      text.font.families = descriptor.families
-      if font.split(separator: " ").last.flatMap({ Double($0) }) != nil { text.font.size = descriptor.size }
-      if descriptor.weight != 400 { text.font.weight = descriptor.weight }
-      if descriptor.italic { text.font.italic = true }
+      text.families = descriptor.families
+      if font.split(separator: " ").last.flatMap({ Double($0) }) != nil { text.size = descriptor.size }
+      if descriptor.weight != 400 { text.weight = descriptor.weight }
+      if descriptor.italic { text.italic = true }
     }
-    if let size = try a.number("size", in: 1...500) { text.font.size = size }
-    if let bold = try a.bool("bold") { text.font.weight = bold ? 700 : 400 }
-    if let italic = try a.bool("italic") { text.font.italic = italic }
+    if let size = try a.number("size", in: 1...500) { text.size = size }
+    if let bold = try a.bool("bold") { text.weight = bold ? 700 : 400 }
+    if let italic = try a.bool("italic") { text.italic = italic }
     if let v = try a.bool("underline") { text.underline = v }
     if let v = try a.bool("strikethrough") { text.strikethrough = v }
     if let v = try a.bool("inverse") { text.inverse = v }
@@ -165,11 +189,13 @@ extension TemplateRenderer {
       text.letterSpacing = v.points
     }
     if let v = a["language"] { text.language = v }
+    return text
   }
 
-  /// Applies paragraph attributes (inherited down the tree).
-  func apply(_ a: Attributes, to p: inout ParagraphStyle) throws {
-    guard !a.values.isEmpty else { return }
+  /// What paragraph attributes write, checked.
+  func paragraphPatch(_ a: Attributes) throws -> ParagraphPatch {
+    var p = ParagraphPatch()
+    guard !a.values.isEmpty else { return p }
     if let v = try a.choice("align", TextAlignment.self) { p.alignment = v }
     if let v = try a.length("line-spacing", resolution: resolution) { p.lineSpacing = v.points }
     if let v = try a.length("paragraph-spacing", resolution: resolution) { p.paragraphSpacing = v.points }
@@ -182,6 +208,7 @@ extension TemplateRenderer {
     if let v = try a.number("max-lines", in: 0...10_000) { p.maxLines = Int(v) }
     if let v = try a.choice("direction", BaseDirection.self) { p.baseDirection = v }
     if let tabs = a["tabs"] { p.tabStops = try tabStops(tabs, at: a.location) }
+    return p
   }
 
   /// `tabs="right -0 ., left 40mm, decimal 120"`: kind, location (negative: from the trailing

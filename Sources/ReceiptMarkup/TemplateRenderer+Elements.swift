@@ -156,18 +156,12 @@ extension TemplateRenderer {
       throw TemplateError(node.location, message)
     }
     let allowed = inRow ? node.cellAttributes ?? allowedHere : allowedHere
-    let a = try attributes(of: node, allowed: allowed, scope: scope)
+    let compiled = try compiled(node, allowed: allowed, inRow: inRow, scope: scope)
+    let a = compiled.attributes
     var style = style
-    if node.takesTextStyle {
-      try apply(a, to: &style.text)
-      try apply(a, to: &style.paragraph)
-    }
-    var placed = Placed(block: .feed(.zero))
-    if inRow {
-      if let w = try a.number("weight", in: 0...1000) { placed.width = .weight(w) }
-      if let w = try a.length("width", resolution: resolution) { placed.width = .fixed(w) }
-      placed.alignment = try a.choice("align", TextAlignment.self)
-    }
+    compiled.text.apply(to: &style.text)
+    compiled.paragraph.apply(to: &style.paragraph)
+    var placed = Placed(block: .feed(.zero), width: compiled.width, alignment: compiled.alignment)
     let resolution = self.resolution
     switch node.kind {
     case .column:

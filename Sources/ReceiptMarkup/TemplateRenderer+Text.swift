@@ -142,7 +142,10 @@ struct TextBuilder {
   }
 
   private mutating func dropTrailingSpace() {
-    while let last = segments.last, last.0.last == " " {
+    // A segment whose last byte is not a space cannot end in the character " " (most do not:
+    // finding the last character is a grapheme break search, for every text of a receipt);
+    // one whose last byte is may still not ("\u{600} " is one character), so that is asked.
+    while let last = segments.last, last.0.utf8.last == 0x20, last.0.last == " " {
       let trimmed = String(last.0.dropLast())
       if trimmed.isEmpty { segments.removeLast() } else { segments[segments.count - 1].0 = trimmed }
     }

@@ -131,6 +131,9 @@ final class TemplateRenderer {
   /// Parsed strings and expressions by their text (a repeat body is parsed once).
   var interpolationCache: [ExactText: [Interpolation.Part]] = [:]
   var expressionCache: [ExactText: (Expression, Int)] = [:]
+  /// The attributes of elements that bind nothing, worked out at their first expansion (a
+  /// repeat's body is expanded once per item; see ``compiled(_:allowed:inRow:scope:)``).
+  var compiledElements: [CompiledElement.Key: CompiledElement] = [:]
   /// Per-element expression evaluations so far (bounded).
   var elementEvaluations = 0
   /// Most UTF-8 bytes of bound values one receipt prints (each value is also bounded, by

@@ -49,6 +49,9 @@ import Testing
 
   @Test func asciiIndentationBetweenWordsIsOneSpace() {
     #expect(Self.collapsed(["\n      Total\r\n\t  due ", "\n  now  "]) == "Total due now")
+    // A prepended mark (U+0600) makes one character of the space after it: a text ending so
+    // does not end in a space, though its last byte is one.
+    #expect(Self.collapsed(["Nr \u{600} "]) == "Nr \u{600} ")
     // A no-break space is text, and a space under a combining mark is a letter.
     #expect(Self.collapsed(["100\u{00A0}g", "  x \u{0301}y"]) == "100\u{00A0}g x \u{0301}y")
   }

@@ -85,3 +85,31 @@ import Testing
     #expect(t.string == "a\nb")
   }
 }
+
+/// Lengths parsed from their bytes (ASCII) give what parsing by characters gives.
+@Suite struct LengthParsingTests {
+  @Test func bytesAndCharactersAgreeOnEveryKindOfText() throws {
+    var texts = [
+      "12", "12pt", "80mm", "0.125in", "24dots", "24dot", " 3 mm ", "\t4PT", "1E3", "1e3mm", "INF", "nan", "-0",
+      "-2.5mm", "mm", "pt", "", " ", "3 m m", "3mmm", "0x1p3", "0X1P3mm", "+5", "5.", ".5", "1_000", "\n3mm", "3mm\n",
+      "3 dots", "3DOTS", "3Dot", "in", "1in ", "12px", "٣mm", "3mm\u{301}", "\u{600} 3mm", "3\u{A0}mm", "1e400",
+    ]
+    var generator = SystemRandomNumberGenerator()
+    let alphabet = Array("0123456789.-+eEmMpPtTiInNdDoOsSxX \t")
+    for _ in 0..<3_000 {
+      texts.append(String((0..<Int.random(in: 0...7, using: &generator)).map { _ in alphabet.randomElement()! }))
+    }
+    for resolution in [Resolution.dpi203, Resolution(dpi: 180)] {
+      for text in texts {
+        let bytes = Length.parsedASCII(text, resolution: resolution)
+        let characters = Length.parsedByCharacters(text, resolution: resolution)
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+          #expect(bytes == .some(characters), "'\(text)'")
+        } else {
+          #expect(bytes == nil, "'\(text)' is not ASCII")
+        }
+        #expect(Length(parsing: text, resolution: resolution) == characters, "'\(text)'")
+      }
+    }
+  }
+}
