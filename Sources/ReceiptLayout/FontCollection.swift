@@ -20,7 +20,12 @@ final class FontCollection {
   private var fallbacks: [FallbackKey: Font?] = [:]
   /// Directories besides fontconfig's whose font files may be named by path (the document's
   /// templates directory; see ``ReceiptDocument/fontDirectories``).
-  var allowedDirectories: [String] = []
+  var allowedDirectories: [String] = [] {
+    didSet { checkedDescriptors.removeAll() }
+  }
+  /// Descriptors whose chain was asked for since the warnings were last taken and the allowed
+  /// directories last set (see ``check(_:)``).
+  private var checkedDescriptors: [FontDescriptor] = []
   /// fontconfig's font directories, resolved (see `FontCollection+Files`), and the font files
   /// found allowed, by path and allowed directories.
   var fontconfigRoots: [String]?
@@ -59,6 +64,17 @@ final class FontCollection {
     }
     loaded = config
     return config
+  }
+
+  /// What ``chain(for:)`` checks for a document — its font files by path allowed, its missing
+  /// families' warnings given — without asking again for a descriptor already asked for in this
+  /// document (a kept text is checked at every use, and a receipt's texts share a few
+  /// descriptors: asking each time was 1 % of a receipt). The answers cannot change within a
+  /// document: the allowed directories and the warnings start again together.
+  func check(_ descriptor: FontDescriptor) throws {
+    if checkedDescriptors.contains(descriptor) { return }
+    _ = try chain(for: descriptor)
+    if checkedDescriptors.count < 64 { checkedDescriptors.append(descriptor) }
   }
 
   /// The fonts named by a descriptor's families, in order, without duplicates. Never empty.
@@ -111,7 +127,10 @@ final class FontCollection {
 
   /// The substitution warnings since the last call.
   func takeWarnings() -> [String] {
-    defer { warnings.removeAll() }
+    defer {
+      warnings.removeAll()
+      checkedDescriptors.removeAll()
+    }
     return warnings.sorted()
   }
 

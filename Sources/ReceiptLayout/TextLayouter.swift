@@ -92,7 +92,7 @@ final class TextLayouter {
     if let entry = kept.value(for: key) {
       // What preparing would have done beside shaping, done again for this document: each
       // font file named by path is checked, and a missing family's warning is given.
-      for run in text.runs { _ = try fonts.chain(for: run.attributes.font) }
+      for run in text.runs { try fonts.check(run.attributes.font) }
       keptHits += 1
       return entry
     }

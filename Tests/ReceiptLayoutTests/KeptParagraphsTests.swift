@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptModel
+import ReceiptTestSupport
 import Testing
 
 @testable import ReceiptLayout
@@ -81,6 +82,28 @@ import Testing
     #expect(engine.paragraphCounts.kept >= 1)
     #expect(first.warnings.contains { $0.contains("No Such Font Family") })
     #expect(second.warnings == first.warnings)
+    // A descriptor checked for one document (the second: its text was kept) is checked again
+    // for the next.
+    #expect(try engine.layout(document).warnings == first.warnings)
+  }
+
+  /// A font file named by path is allowed per document (its templates directory): a kept text
+  /// allowed in one document is refused in the next that does not allow its directory, and a
+  /// document of the same text with the same font warns every time.
+  @Test func aKeptTextsFontFileIsCheckedForEachDocument() throws {
+    let directory = try Tool.temporaryDirectory()
+    let copy = directory.appendingPathComponent("Mine.ttf")
+    try FileManager.default.copyItem(atPath: "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf", toPath: copy.path)
+    let attributes = TextAttributes(font: FontDescriptor(families: [copy.path], size: 9))
+    let texts = ["Total 9,99", "Danke"].map { AttributedText($0, attributes: attributes) }
+    var allowed = ReceiptDocument(blocks: texts.map { .text($0) })
+    allowed.fontDirectories = [directory.path]
+    let engine = try ReceiptLayoutEngine()
+    let first = try engine.layout(allowed)
+    let refused = ReceiptDocument(blocks: texts.map { .text($0) })
+    #expect(throws: LayoutError.self) { try engine.layout(refused) }
+    #expect(try engine.layout(allowed) == first)
+    #expect(engine.paragraphCounts.kept >= 2)
   }
 
   /// A batch's or a day's receipts: the header in every one, an order's own text once. When the
