@@ -35,8 +35,10 @@ public enum Scratch {
   }
 
   /// Removes `receipt-test-PID` of every process that is gone, after waiting (at most 5 s
-  /// each) for the watchdogs that stop its daemons.
-  static func sweep() {
+  /// each) for the watchdogs that stop its daemons, in the temporary directory (or in
+  /// `directory`: `ScratchTests`).
+  public static func sweep(in directory: String? = nil) {
+    let parent = directory ?? parent
     for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? [] where name.hasPrefix(prefix) {
       guard let pid = Int32(name.dropFirst(prefix.count)), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH
       else { continue }
