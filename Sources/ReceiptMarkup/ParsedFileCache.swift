@@ -55,20 +55,34 @@ final class ParsedFileCache: @unchecked Sendable {
     try kept(path, in: \.sheets, parse: parse)
   }
 
+  /// The parsed style sheet at `path`, with the stamp of the file it was parsed from (nil when
+  /// the file could not be stat'ed: then it was parsed, not kept).
+  func styleSheetAndStamp(at path: String, parse: () throws -> JSONValue) throws -> (JSONValue, Stamp?) {
+    try keptAndStamp(path, in: \.sheets, parse: parse)
+  }
+
   /// The value kept in `table` for the file at `path` while its stamp is unchanged, else
   /// `parse`'s (kept unless it throws). A file that cannot be stat'ed is parsed, not kept.
   private func kept<Value>(
     _ path: String, in table: ReferenceWritableKeyPath<ParsedFileCache, [String: (stamp: Stamp, value: Value)]>,
     parse: () throws -> Value
   ) rethrows -> Value {
-    guard let stamp = Stamp(path) else { return try parse() }
-    if let kept = lock.withLock({ self[keyPath: table][path] }), kept.stamp == stamp { return kept.value }
+    try keptAndStamp(path, in: table, parse: parse).0
+  }
+
+  /// ``kept(_:in:parse:)`` with the stamp the value goes with.
+  private func keptAndStamp<Value>(
+    _ path: String, in table: ReferenceWritableKeyPath<ParsedFileCache, [String: (stamp: Stamp, value: Value)]>,
+    parse: () throws -> Value
+  ) rethrows -> (Value, Stamp?) {
+    guard let stamp = Stamp(path) else { return (try parse(), nil) }
+    if let kept = lock.withLock({ self[keyPath: table][path] }), kept.stamp == stamp { return (kept.value, stamp) }
     let value = try parse()
     lock.withLock {
       if self[keyPath: table].count >= Self.limit { self[keyPath: table] = [:] }
       self[keyPath: table][path] = (stamp, value)
     }
-    return value
+    return (value, stamp)
   }
 
   /// A locale's strings: the tables of its chain of files merged, and the files of its own

@@ -134,6 +134,9 @@ final class TemplateRenderer {
   /// The attributes of elements that bind nothing, worked out at their first expansion (a
   /// repeat's body is expanded once per item; see ``compiled(_:allowed:inRow:scope:)``).
   var compiledElements: [CompiledElement.Key: CompiledElement] = [:]
+  /// This receipt's style sheets and resolution in ``CompiledElements`` (nil: compiled
+  /// elements are not shared with other receipts).
+  var compiledContext: Int?
   /// Per-element expression evaluations so far (bounded).
   var elementEvaluations = 0
   /// Most UTF-8 bytes of bound values one receipt prints (each value is also bounded, by
@@ -167,7 +170,7 @@ final class TemplateRenderer {
     guard root.name == "receipt" else {
       throw TemplateError(root.location, "the root element must be <receipt>, not <\(root.name)>")
     }
-    try readStyleSheets(document)
+    let sheets = try readStyleSheets(document)
     var scope = Scope(root: order, variables: options.variables)
     let a = try attributes(of: root, allowed: Vocabulary.elements["receipt"]!, scope: scope)
     // The locale: options, then the order, then the template; every one of them must be known.
@@ -213,6 +216,11 @@ final class TemplateRenderer {
       setup = fitted
     }
     resolution = setup.resolution
+    // Elements compiled for earlier receipts apply when their style sheets and resolution are
+    // the same (not for a template given as text: its elements are new each time).
+    if rootSource == nil, let sheets {
+      compiledContext = CompiledElements.shared.context("\(resolution.dpi)\n\(sheets)")
+    }
     // What the template prints on, for tests and expressions (`$receipt.paper.width < 70`).
     scope.variables["receipt"] = Self.facts(of: setup, model: options.modelName)
     var style = InheritedStyle()
@@ -270,20 +278,32 @@ final class TemplateRenderer {
     return document
   }
 
-  private func readStyleSheets(_ document: MarkupDocument) throws {
+  /// Merges the template's style sheets into ``styles``; returns what identifies them: each
+  /// inline sheet's text and each file's path and version (nil when a file's version is not
+  /// known), for ``CompiledElements``.
+  private func readStyleSheets(_ document: MarkupDocument) throws -> String? {
+    var identity: String? = ""
     for pi in document.instructions where pi.target == "properties" {
       let text = pi.data.trimmingCharacters(in: .whitespacesAndNewlines)
       if text.hasPrefix("{") {
         try styles.merge(json: Data(text.utf8), source: "the inline style sheet", at: pi.location)
+        identity? += "inline \(text.utf8.count) \(text)\n"
       } else {
         let path = try library.file(text, defaultExtension: "json", at: pi.location)
         let source = Self.fileName(path)
-        let sheet = try ParsedFileCache.shared.styleSheet(at: path) {
+        let (sheet, stamp) = try ParsedFileCache.shared.styleSheetAndStamp(at: path) {
           try StyleSheet.parse(try library.read(path, limit: 1 << 20, at: pi.location), source: source, at: pi.location)
         }
         try styles.merge(sheet, source: source, at: pi.location)
+        if let stamp {
+          identity? +=
+            "file \(path.utf8.count) \(path) \(stamp.device) \(stamp.inode) \(stamp.size) \(stamp.seconds) \(stamp.nanoseconds)\n"
+        } else {
+          identity = nil
+        }
       }
     }
+    return identity
   }
 
   /// The last component of a path.

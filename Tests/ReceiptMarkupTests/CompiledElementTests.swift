@@ -100,6 +100,44 @@ import Testing
     }
   }
 
+  /// Compiled elements are shared by the receipts of a template (`CompiledElements`): a style
+  /// sheet that changes between two receipts, with the template's elements the same, changes
+  /// the next receipt.
+  @Test func aStyleSheetChangedBetweenReceiptsIsUsedByTheNext() throws {
+    let fixture = try TemplateFixture([
+      "t.xml": """
+      <?properties styles?>
+      <receipt><repeat items="$items"><text class="big">$item</text></repeat></receipt>
+      """,
+      "styles.json": #"{"big": {"size": 14}}"#,
+    ])
+    let data = #"{"items": ["a", "b"]}"#
+    let sizes = { () throws -> [Double] in self.styles(try fixture.render(data)).map(\.0.font.size) }
+    #expect(try sizes() == [14, 14])
+    #expect(try sizes() == [14, 14])
+    // The same length, so only the file's modification time and contents tell them apart.
+    try #"{"big": {"size": 20}}"#.write(
+      to: fixture.directory.appendingPathComponent("styles.json"), atomically: false, encoding: .utf8)
+    #expect(try sizes() == [20, 20])
+  }
+
+  /// A length in dots is points at the receipt's resolution: the same element compiled for a
+  /// 203-dpi receipt is compiled again for a 180-dpi one.
+  @Test func theSameElementAtAnotherResolutionIsCompiledForIt() throws {
+    let fixture = try TemplateFixture([
+      "t.xml": #"<receipt><repeat items="$items"><text line-spacing="18dots">$item</text></repeat></receipt>"#
+    ])
+    let data = #"{"items": ["a", "b"]}"#
+    var options = TemplateOptions()
+    options.pageSetup = PageSetup(resolution: .dpi203)
+    let at203 = styles(try fixture.render(data, options: options)).map(\.1.lineSpacing)
+    options.pageSetup = PageSetup(resolution: Resolution(dpi: 180))
+    let at180 = styles(try fixture.render(data, options: options)).map(\.1.lineSpacing)
+    let dots203: Double = 18 * 72 / 203
+    #expect(at203 == [dots203, dots203])
+    #expect(at180 == [7.2, 7.2])
+  }
+
   @Test func anErrorInAStaticAttributeIsReportedAsBefore() throws {
     #expect {
       try TemplateFixture.body(
