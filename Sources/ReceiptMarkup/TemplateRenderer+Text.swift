@@ -66,7 +66,10 @@ extension TemplateRenderer {
 struct TextBuilder {
   /// HTML's ASCII white space: what collapses.
   static func collapses(_ c: Character) -> Bool {
-    c == " " || c == "\t" || c == "\n" || c == "\r\n" || c == "\r" || c == "\u{0C}"
+    // By its ASCII value ("\r\n" has LF's): comparing with each of the six characters was a
+    // string comparison each, for every character of every non-ASCII literal.
+    guard let v = c.asciiValue else { return false }
+    return v == 0x20 || v == 0x09 || v == 0x0A || v == 0x0D || v == 0x0C
   }
 
   /// Whether text is all white space that collapses (the indentation between elements): the
@@ -116,6 +119,12 @@ struct TextBuilder {
   mutating func appendVerbatim(_ s: String, _ attributes: TextAttributes) {
     guard !s.isEmpty else { return }
     append(s, attributes)
+    // A text whose last byte is not white space does not end in a white-space character (the
+    // usual case, found without finding the last character).
+    guard let byte = s.utf8.last, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C else {
+      lastWasSpace = false
+      return
+    }
     lastWasSpace = s.last.map(Self.collapses) ?? false
   }
 

@@ -56,6 +56,31 @@ import Testing
     #expect(Self.collapsed(["100\u{00A0}g", "  x \u{0301}y"]) == "100\u{00A0}g x \u{0301}y")
   }
 
+  /// What collapses is found from a character's ASCII value: the answer must be the six
+  /// characters' (HTML's ASCII white space, "\r\n" one character).
+  @Test func collapsingCharactersAreFoundByTheirASCIIValueAsByTheCharacters() {
+    let six: [Character] = [" ", "\t", "\n", "\r\n", "\r", "\u{0C}"]
+    var characters = (0..<128).map { Character(Unicode.Scalar(UInt8($0))) }
+    let others = ["\u{A0}", "\u{85}", "\u{2028}", "\u{3000}", " \u{301}", "\u{600} ", "é", "日"].map(Character.init)
+    characters += others + [Character("\r\n")]
+    for c in characters {
+      #expect(TextBuilder.collapses(c) == six.contains(c), "\(c.unicodeScalars.map { String($0.value, radix: 16) })")
+    }
+  }
+
+  /// A bound value is inserted as it is; the literal after it collapses its leading white space
+  /// only when the value ends in white space — a space carried by a prepended mark is not.
+  @Test func aLiteralAfterABoundValueCollapsesOnlyAfterWhiteSpace() {
+    for (value, expected) in [
+      ("9,99 ", "9,99 x"), ("9,99", "9,99 x"), ("9,99\n", "9,99\nx"), ("a\u{600} ", "a\u{600}  x"), ("é\t", "é\tx"),
+    ] {
+      var builder = TextBuilder()
+      builder.appendVerbatim(value, TextAttributes())
+      builder.appendCollapsing("  x", TextAttributes())
+      #expect(builder.finished().map(\.0).joined() == expected, "\(value.debugDescription)")
+    }
+  }
+
   /// The text between elements is skipped when it is all collapsing white space: read from its
   /// bytes, the answer must be the one character by character gives.
   @Test func whiteSpaceBetweenElementsIsFoundByItsBytesAsByItsCharacters() {
