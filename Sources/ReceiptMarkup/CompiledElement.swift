@@ -116,7 +116,4 @@ final class CompiledElements: @unchecked Sendable {
       elements[Key(context: context, node: ObjectIdentifier(node), inRow: inRow)] = (node, compiled)
     }
   }
-
-  /// How many elements are kept (tests).
-  var count: Int { lock.withLock { elements.count } }
 }

@@ -19,12 +19,6 @@ struct TextPatch {
   var letterSpacing: Double?
   var language: String?
 
-  /// Whether it writes nothing.
-  var isEmpty: Bool {
-    families == nil && size == nil && weight == nil && italic == nil && underline == nil && strikethrough == nil
-      && inverse == nil && horizontalScale == nil && verticalScale == nil && letterSpacing == nil && language == nil
-  }
-
   /// Writes the patch's fields into `text`.
   func apply(to text: inout TextAttributes) {
     if let families { text.font.families = families }
@@ -56,13 +50,6 @@ struct ParagraphPatch {
   var maxLines: Int?
   var baseDirection: BaseDirection?
   var tabStops: [TabStop]?
-
-  /// Whether it writes nothing.
-  var isEmpty: Bool {
-    alignment == nil && lineSpacing == nil && paragraphSpacing == nil && headIndent == nil && tailIndent == nil
-      && defaultTabInterval == nil && tabGap == nil && lineBreakMode == nil && hyphenation == nil && maxLines == nil
-      && baseDirection == nil && tabStops == nil
-  }
 
   /// Writes the patch's fields into `p`.
   func apply(to p: inout ParagraphStyle) {
