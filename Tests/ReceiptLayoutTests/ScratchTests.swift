@@ -21,7 +21,11 @@ import Testing
     running.executableURL = URL(fileURLWithPath: "/bin/sleep")
     running.arguments = ["30"]
     try running.run()
-    defer { running.terminate() }
+    defer {
+      // SIGKILL: a test process may hand its children SIGTERM blocked.
+      kill(running.processIdentifier, SIGKILL)
+      running.waitUntilExit()
+    }
     let gone = try endedProcessID()
     let names = [
       "receipt-test-\(gone)", "receipt-test-\(running.processIdentifier)", "receipt-test-\(getpid())",
