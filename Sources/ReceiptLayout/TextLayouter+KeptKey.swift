@@ -41,8 +41,7 @@ extension TextLayouter {
       guard a.hash == b.hash else { return false }
       let (x, y) = (a.fields, b.fields)
       return x === y
-        || (x.mode == y.mode && x.monochrome == y.monochrome && ExactText.sameBytes(x.text.string, y.text.string)
-          && x.text.runs == y.text.runs && x.text.paragraphStyle == y.text.paragraphStyle
+        || (x.mode == y.mode && x.monochrome == y.monochrome && x.text.isExactly(y.text)
           && x.fontDirectories == y.fontDirectories)
     }
 

@@ -69,7 +69,13 @@ struct TextBuilder {
     // By its ASCII value ("\r\n" has LF's): comparing with each of the six characters was a
     // string comparison each, for every character of every non-ASCII literal.
     guard let v = c.asciiValue else { return false }
-    return v == 0x20 || v == 0x09 || v == 0x0A || v == 0x0D || v == 0x0C
+    return collapsesByte(v)
+  }
+
+  /// Whether a byte is one of HTML's ASCII white-space characters (space, tab, line feed,
+  /// carriage return, form feed); no other character has such a byte in UTF-8.
+  @inline(__always) static func collapsesByte(_ b: UInt8) -> Bool {
+    b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0C
   }
 
   /// Whether text is all white space that collapses (the indentation between elements): the
@@ -77,7 +83,7 @@ struct TextBuilder {
   /// string of those bytes has no other characters ("\r\n" is one), and any other character has
   /// another byte. Iterating characters made a string of each: 2 % of a receipt's instructions.
   static func isCollapsible(_ text: String) -> Bool {
-    text.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == 0x0C }
+    text.utf8.allSatisfy(collapsesByte)
   }
 
   private var segments: [(String, TextAttributes)] = []
@@ -92,7 +98,7 @@ struct TextBuilder {
       var bytes: [UInt8] = []
       bytes.reserveCapacity(s.utf8.count)
       for b in s.utf8 {
-        if b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D || b == 0x0C {
+        if Self.collapsesByte(b) {
           if !lastWasSpace { bytes.append(0x20) }
           lastWasSpace = true
         } else {
@@ -121,7 +127,7 @@ struct TextBuilder {
     append(s, attributes)
     // A text whose last byte is not white space does not end in a white-space character (the
     // usual case, found without finding the last character).
-    guard let byte = s.utf8.last, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0x0C else {
+    guard let byte = s.utf8.last, Self.collapsesByte(byte) else {
       lastWasSpace = false
       return
     }

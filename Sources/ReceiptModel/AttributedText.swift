@@ -27,6 +27,13 @@ public struct AttributedText: Hashable, Sendable {
     append(string, attributes)
   }
 
+  /// Whether two texts are the same byte for byte (``ExactText``), with the same runs and
+  /// paragraph style: what tables of laid-out text must compare, where `==` goes by `String`'s
+  /// canonical equivalence ("Å" as U+212B equals U+00C5).
+  package func isExactly(_ other: AttributedText) -> Bool {
+    ExactText.sameBytes(string, other.string) && runs == other.runs && paragraphStyle == other.paragraphStyle
+  }
+
   /// The length in UTF-16 code units.
   public var utf16Count: Int { runs.last?.range.upperBound ?? 0 }
 
