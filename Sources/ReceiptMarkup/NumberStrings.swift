@@ -32,7 +32,7 @@ final class NumberStrings: Sendable {
   func string(_ key: Key, make: () throws -> String) rethrows -> String {
     if let kept = strings.withLock({ $0.value(for: key) }) { return kept }
     let made = try make()
-    strings.withLock { $0.keep(made, for: key) }
+    _ = strings.withLock { $0.keep(made, for: key) }
     return made
   }
 

@@ -10,31 +10,39 @@
 /// CLOCK page cache gives); if what it keeps is still more than half of it, the working set is
 /// larger than the table and it starts empty (so pruning costs at most one pass per half
 /// table's new entries).
-package struct KeptTable<Key: Hashable, Value> {
-  fileprivate struct Entry {
-    var value: Value
+public struct KeptTable<Key: Hashable, Value> {
+  @usableFromInline
+  struct Entry {
+    @usableFromInline var value: Value
     /// Asked for since the table last filled.
-    var used: Bool
+    @usableFromInline var used: Bool
+
+    @inlinable
+    init(value: Value, used: Bool) { (self.value, self.used) = (value, used) }
   }
 
   /// Most entries kept.
-  package let capacity: Int
-  private var entries: [Key: Entry] = [:]
+  public let capacity: Int
+  @usableFromInline var entries: [Key: Entry] = [:]
 
   /// An empty table of at most `capacity` entries.
-  package init(capacity: Int) {
+  @inlinable
+  public init(capacity: Int) {
     precondition(capacity > 0)
     self.capacity = capacity
   }
 
   /// How many entries are kept.
-  package var count: Int { entries.count }
+  @inlinable
+  public var count: Int { entries.count }
 
   /// The kept values (in no order).
-  package var values: some Sequence<Value> { entries.values.lazy.map(\.value) }
+  @inlinable
+  public var values: some Sequence<Value> { entries.values.lazy.map(\.value) }
 
   /// The value kept for `key`, which counts as asked for again.
-  package mutating func value(for key: Key) -> Value? {
+  @inlinable
+  public mutating func value(for key: Key) -> Value? {
     guard let i = entries.index(forKey: key) else { return nil }
     entries.values[i].used = true
     return entries.values[i].value
@@ -42,7 +50,8 @@ package struct KeptTable<Key: Hashable, Value> {
 
   /// Changes the value kept for `key` (which counts as asked for again); false when none is kept.
   @discardableResult
-  package mutating func update(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
+  @inlinable
+  public mutating func update(_ key: Key, _ change: (inout Value) -> Void) -> Bool {
     guard let i = entries.index(forKey: key) else { return false }
     entries.values[i].used = true
     change(&entries.values[i].value)
@@ -53,7 +62,8 @@ package struct KeptTable<Key: Hashable, Value> {
   /// key already is replaced and keeps its mark). True when room was made (owners that count
   /// something of the values count again).
   @discardableResult
-  package mutating func keep(_ value: Value, for key: Key) -> Bool {
+  @inlinable
+  public mutating func keep(_ value: Value, for key: Key) -> Bool {
     if let i = entries.index(forKey: key) {
       entries.values[i].value = value
       return false
@@ -67,7 +77,8 @@ package struct KeptTable<Key: Hashable, Value> {
   /// Lets go of the entries not asked for since the table last filled (all of them when what is
   /// left would still fill more than half of it), and starts counting again. Owners that bound
   /// something besides the count (bytes, text length) call it when that bound is reached.
-  package mutating func makeRoom() {
+  @inlinable
+  public mutating func makeRoom() {
     let kept = entries.filter(\.value.used)
     guard kept.count * 2 <= capacity else {
       entries.removeAll(keepingCapacity: true)
@@ -78,7 +89,8 @@ package struct KeptTable<Key: Hashable, Value> {
   }
 
   /// Forgets every entry.
-  package mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
+  @inlinable
+  public mutating func removeAll() { entries.removeAll(keepingCapacity: true) }
 }
 
 extension KeptTable: Sendable where Key: Sendable, Value: Sendable {}

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A value reached only under a pthread mutex (`NSLock`), with `Mutex`'s `withLock` shape.
 ///
@@ -7,16 +7,19 @@ import Foundation
 /// hand-over and reports races between two critical sections of the same mutex (a ten-line
 /// program with four threads and one `Mutex` shows it: `scripts/tsan-mutex-repro.swift`).
 /// pthread mutexes are intercepted, so `make sanitize` stays precise. No module uses `Mutex`.
-package final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
   // @unchecked: `value` is read and written only inside `withLock`, under `lock`.
-  private let lock = NSLock()
-  private var value: Value
+  @usableFromInline let lock = NSLock()
+  @usableFromInline var value: Value
 
-  package init(_ value: Value) {
+  /// A lock guarding `value`.
+  public init(_ value: Value) {
     self.value = value
   }
 
-  package func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+  /// Runs `body` with the value, under the lock.
+  @inlinable
+  public func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
     lock.lock()
     defer { lock.unlock() }
     return try body(&value)

@@ -59,8 +59,8 @@ extension CairoPainter {
   /// scale and options; nil when it has no ink or its ink touches the rectangle's edge (it
   /// might reach beyond).
   /// The coverage kept is the ink's rows, and its columns widened to whole 16-dot blocks of
-  /// the page where the run's first glyph is at dot `x` (pixman adds 16 aligned bytes at once
-  /// and the rest one by one; blank columns add nothing).
+  /// the page where the run's first glyph is at dot `x` (``addSaturating(_:_:count:)`` adds
+  /// 16 bytes at once, aligned on the page, and the rest one by one; blank columns add nothing).
   private func makeBitmap(of run: GlyphRun, key: GlyphRunBitmaps.Key, alignedAt x: Int, _ cr: OpaquePointer) throws
     -> GlyphRunBitmaps.Bitmap?
   {
@@ -127,8 +127,56 @@ extension CairoPainter {
     return kept
   }
 
-  /// Adds kept coverage to the page with its top-left at a dot.
+  /// Adds kept coverage to the page with its top-left at a dot: on an A8 image (every raster
+  /// page) straight into its pixels, a saturating add of 16 dots at a time, clipped to the
+  /// page — the sum pixman's ADD of a black source through the coverage gives
+  /// (`sse2_composite_add_n_8_8`: 255 × m / 255 = m), without cairo's mask set-up, which cost
+  /// twice the adding itself (callgrind: 10 % of an ESC/POS receipt's instructions for ~150
+  /// runs). Other targets go through `cairo_mask_surface`.
   private func add(_ bitmap: GlyphRunBitmaps.Bitmap, at dot: (x: Int, y: Int), _ cr: OpaquePointer) throws {
+    let target = cairo_get_target(cr)
+    guard cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
+      cairo_image_surface_get_format(target) == CAIRO_FORMAT_A8
+    else { return try maskAdding(bitmap, at: dot, cr) }
+    let (width, height) = (Int(cairo_image_surface_get_width(target)), Int(cairo_image_surface_get_height(target)))
+    let (x0, x1) = (max(0, dot.x), min(width, dot.x + bitmap.width))
+    let (y0, y1) = (max(0, dot.y), min(height, dot.y + bitmap.height))
+    guard x0 < x1, y0 < y1 else { return }
+    cairo_surface_flush(target)
+    guard cairo_surface_status(target) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(target) else {
+      return try maskAdding(bitmap, at: dot, cr)
+    }
+    let stride = Int(cairo_image_surface_get_stride(target))
+    let count = x1 - x0
+    for y in y0..<y1 {
+      let to = UnsafeMutableRawPointer(data + y * stride + x0)
+      let from = UnsafeRawPointer(bitmap.pixels + (y - dot.y) * bitmap.stride + (x0 - dot.x))
+      Self.addSaturating(from, to, count: count)
+    }
+    cairo_surface_mark_dirty_rectangle(target, Int32(x0), Int32(y0), Int32(count), Int32(y1 - y0))
+    withExtendedLifetime(bitmap) {}
+  }
+
+  /// `to[i] = min(255, to[i] + from[i])` for `count` bytes.
+  static func addSaturating(_ from: UnsafeRawPointer, _ to: UnsafeMutableRawPointer, count: Int) {
+    var i = 0
+    while i + 16 <= count {
+      let a = to.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+      let b = from.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+      let sum = a &+ b
+      to.storeBytes(of: sum.replacing(with: .max, where: sum .< a), toByteOffset: i, as: SIMD16<UInt8>.self)
+      i += 16
+    }
+    while i < count {
+      let (a, b) = (to.load(fromByteOffset: i, as: UInt8.self), from.load(fromByteOffset: i, as: UInt8.self))
+      let (sum, overflow) = a.addingReportingOverflow(b)
+      to.storeBytes(of: overflow ? .max : sum, toByteOffset: i, as: UInt8.self)
+      i += 1
+    }
+  }
+
+  /// Adds kept coverage through cairo (a target that is not an A8 image).
+  private func maskAdding(_ bitmap: GlyphRunBitmaps.Bitmap, at dot: (x: Int, y: Int), _ cr: OpaquePointer) throws {
     let surface = try CairoSurface(
       taking: cairo_image_surface_create_for_data(
         bitmap.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_A8, Int32(bitmap.width),

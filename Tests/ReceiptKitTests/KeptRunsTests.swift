@@ -80,4 +80,53 @@ import Testing
     _ = try renderer.render(receipt)
     #expect(kept.keptCount == afterThird, "nothing new to keep the fourth time")
   }
+
+  /// Kept runs are added straight into the page's pixels: where ink overlaps (each run beside a
+  /// copy of itself a fraction of a dot away, on gray pages whose edges are partial coverage),
+  /// the sum saturates as cairo's ADD does, and runs reaching past the page's edges are clipped.
+  @Test func overlappingAndCutRunsAddAsCairoAddsThem() throws {
+    var receipt = try Self.laidOut("small", locale: "de_DE", paper: .mm80)
+    let page = receipt.pages[0]
+    var items = page.items
+    for case .glyphs(var run) in page.items {
+      run.origin.x += 0.3
+      run.origin.y -= 0.2
+      items.append(.glyphs(run))
+      run.origin.x -= page.width * 0.6  // reaches past the left edge
+      items.append(.glyphs(run))
+      run.origin.x += page.width * 1.1  // and past the right one
+      items.append(.glyphs(run))
+    }
+    receipt.pages[0].items = items
+    let kept = GlyphRunBitmaps()
+    for gray in [false, true] {
+      var reference = RasterRenderer(gray: gray)
+      reference.runBitmaps = nil
+      var keeping = RasterRenderer(gray: gray)
+      keeping.runBitmaps = kept
+      let expected = try reference.render(receipt)
+      for _ in 0..<GlyphRunBitmaps.keptAtSighting { _ = try keeping.render(receipt) }
+      #expect(kept.keptCount > 0)
+      let same = try keeping.render(receipt) == expected
+      #expect(same, gray ? "gray" : "1-bit")
+    }
+  }
+
+  /// The add is `min(255, a + b)` byte by byte, whatever the length and alignment.
+  @Test func addingSaturatesEveryByte() {
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<500 {
+      let count = Int.random(in: 0...70, using: &generator)
+      let (offsetA, offsetB) = (Int.random(in: 0..<16, using: &generator), Int.random(in: 0..<16, using: &generator))
+      var a = (0..<(count + offsetA)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      let b = (0..<(count + offsetB)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      let expected = (0..<count).map { UInt8(min(255, Int(a[offsetA + $0]) + Int(b[offsetB + $0]))) }
+      a.withUnsafeMutableBytes { to in
+        b.withUnsafeBytes { from in
+          CairoPainter.addSaturating(from.baseAddress! + offsetB, to.baseAddress! + offsetA, count: count)
+        }
+      }
+      #expect(Array(a[offsetA...]) == expected)
+    }
+  }
 }
