@@ -81,7 +81,7 @@ final class CairoPainter {
       case .glyphs(let run):
         try draw(run, cr)
       case .barcode(let code):
-        paint(code, cr)
+        try paint(code, cr)
       case .image(let image):
         try paint(image, cr)
       }
@@ -93,7 +93,7 @@ final class CairoPainter {
     }
   }
 
-  private func setInk(_ ink: Ink, _ cr: OpaquePointer) {
+  func setInk(_ ink: Ink, _ cr: OpaquePointer) {
     if alphaTarget {
       // On alpha-only surfaces opaque ink OVER equals a saturating ADD, which pixman composites
       // on a fast path (OVER with A8 masks on A8 takes its slow general path).
@@ -117,26 +117,6 @@ final class CairoPainter {
     cairo_line_to(cr, rule.x + rule.width, rule.y + rule.height / 2)
     cairo_stroke(cr)
     cairo_restore(cr)
-  }
-
-  private func paint(_ code: PlacedBarcode, _ cr: OpaquePointer) {
-    setInk(.black, cr)
-    var y = code.rect.y
-    for (r, row) in code.modules.enumerated() {
-      let h = code.rowHeights[r]
-      var c = 0
-      while c < row.count {
-        guard row[c] else {
-          c += 1
-          continue
-        }
-        let start = c
-        while c < row.count, row[c] { c += 1 }
-        cairo_rectangle(cr, code.rect.x + Double(start) * code.moduleWidth, y, Double(c - start) * code.moduleWidth, h)
-      }
-      y += h
-    }
-    cairo_fill(cr)
   }
 
   /// Draws an image's gray pixels scaled into its rectangle.

@@ -73,6 +73,44 @@ import Testing
     #expect(texts.contains(expected), "zxing read \(texts)")
   }
 
+  /// In a PDF a matrix code is one image mask of a pixel per module (poppler's `pdfimages`
+  /// extracts it: its pixels are zint's modules), not interpolated, and it decodes where a
+  /// printer's raster of the PDF would have it (203 dpi, no anti-aliasing); a linear code stays
+  /// bars (no image).
+  @Test func aMatrixCodeIsAMaskOfItsModulesAndALinearCodeIsBars() throws {
+    let qr = Barcode(.qr, data: "https://example.com/r/1042", moduleDots: 3)
+    let laidOut = try engine.layout(ReceiptDocument(blocks: [.barcode(qr), .barcode(Barcode(.code128, data: "RCPT-7"))]))
+    let modules = try #require(laidOut.pages[0].barcodes.first).modules
+    let dir = try Tool.temporaryDirectory()
+    let pdf = dir.appendingPathComponent("m.pdf")
+    try PDFRenderer().render(laidOut).write(to: pdf)
+    let list = try Tool.run("pdfimages", ["-list", pdf.path]).stdout.split(separator: "\n").dropFirst(2)
+    #expect(list.count == 1, "one image: the QR code's mask, not the Code 128's bars — \(list)")
+    let columns = list.first?.split(separator: " ").map(String.init) ?? []
+    #expect(columns.count > 9 && columns[2] == "stencil" && columns[9] == "no", "\(list)")  // type, interpolate
+    #expect(columns.count > 4 && columns[3] == "\(modules[0].count)" && columns[4] == "\(modules.count)")
+    // Image masks come out as PBM (P4): rows of bits, 1 = marked, each row padded to a byte.
+    try Tool.run("pdfimages", [pdf.path, dir.appendingPathComponent("x").path])
+    let pbm = [UInt8](try Data(contentsOf: dir.appendingPathComponent("x-000.pbm")))
+    let header = String(decoding: pbm.prefix(20), as: UTF8.self).split(whereSeparator: \.isWhitespace)
+    let (width, height) = (Int(header[1]) ?? 0, Int(header[2]) ?? 0)
+    let rowBytes = (width + 7) / 8
+    let bits = Array(pbm.suffix(rowBytes * height))
+    var gray = ""
+    for y in 0..<height {
+      for x in 0..<width {
+        let byte: UInt8 = bits[y * rowBytes + x / 8]
+        gray += byte & (0x80 >> UInt8(x % 8)) != 0 ? "1" : "0"
+      }
+    }
+    let expected = modules.flatMap { $0.map { $0 ? "1" : "0" } }.joined()
+    #expect(gray == expected, "the mask's dark pixels are the dark modules")
+    let raster = dir.appendingPathComponent("r")
+    try Tool.run("pdftoppm", ["-r", "203", "-gray", "-aa", "no", "-aaVector", "no", "-singlefile", pdf.path, raster.path])
+    let read = try Tool.run("zbarimg", ["--quiet", "--raw", raster.path + ".pgm"]).stdout
+    #expect(read.contains("https://example.com/r/1042"), "zbar read \(read)")
+  }
+
   @Test func barsSitOnWholeDots() throws {
     let page = try engine.layout(ReceiptDocument(blocks: [.barcode(Barcode(.qr, data: "dots", moduleDots: 3))])).pages[
       0]
