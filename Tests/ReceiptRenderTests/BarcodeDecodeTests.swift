@@ -79,7 +79,8 @@ import Testing
   /// bars (no image).
   @Test func aMatrixCodeIsAMaskOfItsModulesAndALinearCodeIsBars() throws {
     let qr = Barcode(.qr, data: "https://example.com/r/1042", moduleDots: 3)
-    let laidOut = try engine.layout(ReceiptDocument(blocks: [.barcode(qr), .barcode(Barcode(.code128, data: "RCPT-7"))]))
+    let laidOut = try engine.layout(
+      ReceiptDocument(blocks: [.barcode(qr), .barcode(Barcode(.code128, data: "RCPT-7"))]))
     let modules = try #require(laidOut.pages[0].barcodes.first).modules
     let dir = try Tool.temporaryDirectory()
     let pdf = dir.appendingPathComponent("m.pdf")
@@ -106,7 +107,8 @@ import Testing
     let expected = modules.flatMap { $0.map { $0 ? "1" : "0" } }.joined()
     #expect(gray == expected, "the mask's dark pixels are the dark modules")
     let raster = dir.appendingPathComponent("r")
-    try Tool.run("pdftoppm", ["-r", "203", "-gray", "-aa", "no", "-aaVector", "no", "-singlefile", pdf.path, raster.path])
+    try Tool.run(
+      "pdftoppm", ["-r", "203", "-gray", "-aa", "no", "-aaVector", "no", "-singlefile", pdf.path, raster.path])
     let read = try Tool.run("zbarimg", ["--quiet", "--raw", raster.path + ".pgm"]).stdout
     #expect(read.contains("https://example.com/r/1042"), "zbar read \(read)")
   }
