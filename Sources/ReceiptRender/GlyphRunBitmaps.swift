@@ -46,7 +46,7 @@ final class GlyphRunBitmaps: Sendable {
     /// Glyph index and offset in dots (x, y) from the first glyph's dot.
     let glyphs: [SIMD3<Int32>]
     private let hash: Int
-    /// Which table keeps the run (bits of the hash the tables' own hashing does not see alike).
+    /// Which table keeps the run: the hash's top four bits.
     var shard: Int { Int(UInt64(UInt(bitPattern: hash)) >> 60) % GlyphRunBitmaps.shardCount }
 
     init(
@@ -131,6 +131,11 @@ final class GlyphRunBitmaps: Sendable {
       }
       if case .kept? = state.slots.value(for: key) { return }  // another worker kept it meanwhile
       let bytes = bitmap.stride * bitmap.height
+      // A run of huge type is drawn glyph by glyph: kept, it would take a table's share alone.
+      guard bytes <= Self.shardBytes / 2 else {
+        state.slots.keep(.refused, for: key)
+        return
+      }
       if state.bytes + bytes > Self.shardBytes {
         state.slots.makeRoom()
         state.bytes = Self.bytes(of: state.slots)

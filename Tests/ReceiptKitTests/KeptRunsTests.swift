@@ -112,6 +112,24 @@ import Testing
     }
   }
 
+  /// A run of huge type is never kept (its coverage would take a table's share of the bound
+  /// alone) and is drawn glyph by glyph, the same dots.
+  @Test func aRunOfHugeTypeIsDrawnGlyphByGlyph() throws {
+    // One "M" at 280 pt: its coverage ~560 × 580 dots, over 256 KB.
+    let big = AttributedText("M", attributes: TextAttributes(font: FontDescriptor(size: 280)))
+    let receipt = try ReceiptLayoutEngine().layout(ReceiptDocument(blocks: [.text(big)]))
+    let kept = GlyphRunBitmaps()
+    var keeping = RasterRenderer()
+    keeping.runBitmaps = kept
+    var reference = RasterRenderer()
+    reference.runBitmaps = nil
+    for _ in 0...GlyphRunBitmaps.keptAtSighting { _ = try keeping.render(receipt) }
+    #expect(receipt.pages[0].items.count == 1, "one run")
+    #expect(kept.keptCount == 0)
+    let same = try keeping.render(receipt) == reference.render(receipt)
+    #expect(same)
+  }
+
   /// The add is `min(255, a + b)` byte by byte, whatever the length and alignment.
   @Test func addingSaturatesEveryByte() {
     var generator = SystemRandomNumberGenerator()
