@@ -127,24 +127,25 @@ extension CairoPainter {
     return kept
   }
 
-  /// Adds kept coverage to the page with its top-left at a dot: on an A8 image (every raster
-  /// page) straight into its pixels, a saturating add of 16 dots at a time, clipped to the
-  /// page — the sum pixman's ADD of a black source through the coverage gives
+  /// Adds kept coverage to the page with its top-left at a dot, straight into its pixels (every
+  /// raster page is an A8 image): a saturating add of 16 dots at a time, clipped to the page —
+  /// the sum pixman's ADD of a black source through the coverage gives
   /// (`sse2_composite_add_n_8_8`: 255 × m / 255 = m), without cairo's mask set-up, which cost
   /// twice the adding itself (callgrind: 10 % of an ESC/POS receipt's instructions for ~150
-  /// runs). Other targets go through `cairo_mask_surface`.
+  /// runs).
   private func add(_ bitmap: GlyphRunBitmaps.Bitmap, at dot: (x: Int, y: Int), _ cr: OpaquePointer) throws {
     let target = cairo_get_target(cr)
     guard cairo_surface_get_type(target) == CAIRO_SURFACE_TYPE_IMAGE,
       cairo_image_surface_get_format(target) == CAIRO_FORMAT_A8
-    else { return try maskAdding(bitmap, at: dot, cr) }
+    else { throw RenderError.cairo("kept glyph runs are added to A8 image pages only") }
     let (width, height) = (Int(cairo_image_surface_get_width(target)), Int(cairo_image_surface_get_height(target)))
     let (x0, x1) = (max(0, dot.x), min(width, dot.x + bitmap.width))
     let (y0, y1) = (max(0, dot.y), min(height, dot.y + bitmap.height))
     guard x0 < x1, y0 < y1 else { return }
     cairo_surface_flush(target)
-    guard cairo_surface_status(target) == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(target) else {
-      return try maskAdding(bitmap, at: dot, cr)
+    let status = cairo_surface_status(target)
+    guard status == CAIRO_STATUS_SUCCESS, let data = cairo_image_surface_get_data(target) else {
+      throw RenderError.cairo(String(cString: cairo_status_to_string(status)))
     }
     let stride = Int(cairo_image_surface_get_stride(target))
     let count = x1 - x0
@@ -173,21 +174,5 @@ extension CairoPainter {
       to.storeBytes(of: overflow ? .max : sum, toByteOffset: i, as: UInt8.self)
       i += 1
     }
-  }
-
-  /// Adds kept coverage through cairo (a target that is not an A8 image).
-  private func maskAdding(_ bitmap: GlyphRunBitmaps.Bitmap, at dot: (x: Int, y: Int), _ cr: OpaquePointer) throws {
-    let surface = try CairoSurface(
-      taking: cairo_image_surface_create_for_data(
-        bitmap.pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_A8, Int32(bitmap.width),
-        Int32(bitmap.height), Int32(bitmap.stride)),
-      what: "a glyph run's coverage")
-    cairo_save(cr)
-    cairo_identity_matrix(cr)
-    cairo_set_operator(cr, CAIRO_OPERATOR_ADD)
-    cairo_set_source_rgb(cr, 0, 0, 0)
-    cairo_mask_surface(cr, surface.pointer, Double(dot.x), Double(dot.y))
-    cairo_restore(cr)
-    withExtendedLifetime(bitmap) {}
   }
 }

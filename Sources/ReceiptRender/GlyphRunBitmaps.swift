@@ -46,8 +46,8 @@ final class GlyphRunBitmaps: Sendable {
     /// Glyph index and offset in dots (x, y) from the first glyph's dot.
     let glyphs: [SIMD3<Int32>]
     private let hash: Int
-    /// Which table keeps the run: the hash's top four bits.
-    var shard: Int { Int(UInt64(UInt(bitPattern: hash)) >> 60) % GlyphRunBitmaps.shardCount }
+    /// Which table keeps the run.
+    var shard: Int { Int(UInt(bitPattern: hash) % UInt(GlyphRunBitmaps.shardCount)) }
 
     init(
       face: UInt, size: Double, horizontalScale: Double, verticalScale: Double, xx: Double, yy: Double,

@@ -24,6 +24,18 @@ import Testing
     return try engine.layout(bound.document)
   }
 
+  /// A renderer drawing every run glyph by glyph through cairo (the reference) and one adding
+  /// the runs `kept` holds.
+  static func renderers(gray: Bool = false, keptIn kept: GlyphRunBitmaps) -> (
+    reference: RasterRenderer, keeping: RasterRenderer
+  ) {
+    var reference = RasterRenderer(gray: gray)
+    reference.runBitmaps = nil
+    var keeping = RasterRenderer(gray: gray)
+    keeping.runBitmaps = kept
+    return (reference, keeping)
+  }
+
   @Test(arguments: [Paper.mm80, .mm58])
   func keptRunsGiveTheDotsCairoDrawsGlyphByGlyph(paper: Paper) throws {
     let kept = GlyphRunBitmaps()
@@ -38,10 +50,7 @@ import Testing
       }
     for (example, locale, receipt) in receipts {
       for gray in [false, true] {
-        var reference = RasterRenderer(gray: gray)
-        reference.runBitmaps = nil
-        var keeping = RasterRenderer(gray: gray)
-        keeping.runBitmaps = kept
+        let (reference, keeping) = Self.renderers(gray: gray, keptIn: kept)
         let expected = try reference.render(receipt)
         for _ in 1..<GlyphRunBitmaps.keptAtSighting { _ = try keeping.render(receipt) }  // seen, not yet kept
         let before = kept.keptCount
@@ -52,10 +61,7 @@ import Testing
         #expect(same, "\(example) \(locale) \(paper.name) \(gray ? "gray" : "1-bit")")
       }
       // Bands move the page up by whole dots: kept runs land on the same dots.
-      var keeping = RasterRenderer()
-      keeping.runBitmaps = kept
-      var reference = RasterRenderer()
-      reference.runBitmaps = nil
+      let (reference, keeping) = Self.renderers(keptIn: kept)
       let page = try reference.render(receipt)[0]
       var stacked: [UInt8] = []
       try keeping.render(receipt, page: 0, bands: 97) { _, band in stacked += band.data }
@@ -100,10 +106,7 @@ import Testing
     receipt.pages[0].items = items
     let kept = GlyphRunBitmaps()
     for gray in [false, true] {
-      var reference = RasterRenderer(gray: gray)
-      reference.runBitmaps = nil
-      var keeping = RasterRenderer(gray: gray)
-      keeping.runBitmaps = kept
+      let (reference, keeping) = Self.renderers(gray: gray, keptIn: kept)
       let expected = try reference.render(receipt)
       for _ in 0..<GlyphRunBitmaps.keptAtSighting { _ = try keeping.render(receipt) }
       #expect(kept.keptCount > 0)
@@ -119,10 +122,7 @@ import Testing
     let big = AttributedText("M", attributes: TextAttributes(font: FontDescriptor(size: 280)))
     let receipt = try ReceiptLayoutEngine().layout(ReceiptDocument(blocks: [.text(big)]))
     let kept = GlyphRunBitmaps()
-    var keeping = RasterRenderer()
-    keeping.runBitmaps = kept
-    var reference = RasterRenderer()
-    reference.runBitmaps = nil
+    let (reference, keeping) = Self.renderers(keptIn: kept)
     for _ in 0...GlyphRunBitmaps.keptAtSighting { _ = try keeping.render(receipt) }
     #expect(receipt.pages[0].items.count == 1, "one run")
     #expect(kept.keptCount == 0)
