@@ -8,7 +8,7 @@ set -euo pipefail
 runtime=(
   pkg-config
   libfreetype-dev libharfbuzz-dev libicu-dev libfontconfig-dev libcairo2-dev
-  libcups2-dev libzint-dev libpng-dev libjpeg-dev libhyphen-dev hyphen-de hyphen-fr hyphen-en-us
+  libcups2-dev libzint-dev libpng-dev libjpeg-dev libhyphen-dev hyphen-de hyphen-fr hyphen-en-us zlib1g-dev
   libavahi-client-dev poppler-utils
   fonts-dejavu-core fonts-wqy-microhei fonts-noto-color-emoji fonts-symbola
   fonts-tlwg-garuda-ttf

@@ -56,6 +56,40 @@ import Testing
     #expect(info.contains("ModDate:         2000-01-01T00:00:00Z"), "\(info)")
   }
 
+  /// Every stream is compressed at zlib's fastest level, as `PDFRenderer.compressionLevel` says
+  /// (cairo alone would ask for 6), and poppler still reads text and image back. The level is read
+  /// from each stream's zlib header (RFC 1950, 2.2: FLEVEL, the top two bits of FLG, is 0 for
+  /// level 1, 2 for the default), not from our code.
+  @Test func everyStreamIsDeflatedAtTheFastestLevel() throws {
+    let qr = Barcode(.qr, data: "https://example.com/r/1042", moduleDots: 3)
+    let receipt = try engine.layout(ReceiptDocument(blocks: [.text(AttributedText(text)), .barcode(qr)]))
+    let url = try write(receipt)
+    let headers = PDFStreams.headers(of: [UInt8](try Data(contentsOf: url)))
+    #expect(headers.allSatisfy { $0.isZlib }, "\(headers)")
+    let levels = headers.map(\.level)
+    #expect(PDFRenderer.compressionLevel == 1)
+    #expect(levels.count >= 4, "content, a font, its ToUnicode map, the QR mask: \(levels.count) streams")
+    #expect(levels.allSatisfy { $0 == 0 }, "FLEVEL of each stream: \(levels)")
+    let extracted = try Tool.run("pdftotext", [url.path, "-"]).stdout
+    #expect(extracted.contains("RECEIPT #1042"), "\(extracted)")
+    #expect(try Tool.run("pdfimages", ["-list", url.path]).stdout.contains("stencil"))
+  }
+
+  /// Each page is white paper under the ink: rendered by poppler onto a transparent background,
+  /// not one dot of it is see-through (the white paint that keeps cairo's analysis cheap).
+  @Test func aPageIsOpaqueWhitePaper() throws {
+    let url = try write(try engine.layout(.plainText(text)))
+    let base = try Tool.temporaryDirectory().appendingPathComponent("t")
+    #expect(
+      try Tool.run("pdftocairo", ["-png", "-transp", "-singlefile", "-r", "30", url.path, base.path]).status == 0)
+    let alpha = try Tool.run("pngtopnm", ["-alpha", base.path + ".png"])
+    let decoded = try Tool.decodePNM([UInt8](alpha.output), name: "alpha")
+    #expect(decoded.width > 50 && decoded.data.count == decoded.width * decoded.height)
+    // The last column and row are the page's fraction of a dot (226.77 pt at 30 dpi is 94.5 dots).
+    let inner = (0..<decoded.height - 1).flatMap { y in decoded.data[y * decoded.width..<(y + 1) * decoded.width - 1] }
+    #expect(inner.allSatisfy { $0 == 255 }, "transparent dots: \(inner.filter { $0 != 255 }.count)")
+  }
+
   @Test func fontsAreEmbeddedSubsets() throws {
     let url = try write(try engine.layout(.plainText(text)))
     let fonts = try Tool.run("pdffonts", [url.path]).stdout.split(separator: "\n").dropFirst(2)
