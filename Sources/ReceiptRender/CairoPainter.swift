@@ -33,9 +33,10 @@ final class CairoPainter {
     cairo_set_font_options(cr, options)
     cairo_set_antialias(cr, antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE)
     // Documents: consecutive left-to-right runs in one font and ink go to cairo as one text
-    // call (a call has one direction): cairo's PDF surface costs each call in proportion to the
-    // calls before it on the page (it unions their regions), so one call per line made long
-    // receipts quadratic.
+    // call (a call has one direction): each call costs cairo's PDF surface an analysis and a
+    // text object. (Each also unions its box into the page's region, a pass over the region's
+    // rectangles that made long receipts quadratic; PDFRenderer paints the page white first,
+    // which makes the region the whole page and every later union free.)
     // Alpha rasters: black ink is added to the coverage (saturating addition, in any order with
     // the same bytes), so every black run of a font goes in one call, up to the next item that
     // does not add (white ink, an image). cairo draws glyphs under one process-wide lock: with
