@@ -21,6 +21,9 @@ final class CairoPainter {
   /// The target is a document (PDF): text is drawn with its cluster map
   /// (`cairo_show_text_glyphs`) so it can be extracted. Rasters draw glyphs alone.
   var isDocument = true
+  /// Where a document's images come from: kept surfaces lent for this render (PDFRenderer gives
+  /// them back after its PDF surface is destroyed). nil: a new surface for each image drawn.
+  var imageSurfaces: LentImageSurfaces?
 
   /// Paints one page's items; the context's user space is points with (0, 0) at the page's top-left.
   /// Items for which `skip` is true are left out (the raster renderer dithers those itself).
@@ -122,7 +125,7 @@ final class CairoPainter {
 
   /// Draws an image's gray pixels scaled into its rectangle.
   func paint(_ image: PlacedImage, _ cr: OpaquePointer) throws {
-    let surface = try Self.surface(image.image)
+    let surface = try imageSurfaces?.surface(for: image.image) ?? Self.surface(image.image)
     cairo_save(cr)
     cairo_set_operator(cr, CAIRO_OPERATOR_OVER)
     cairo_translate(cr, image.rect.x, image.rect.y)

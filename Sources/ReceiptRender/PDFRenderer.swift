@@ -19,6 +19,9 @@ public struct PDFRenderer: Sendable {
   /// has no setting; the program's own `deflateInit_` (target CDeflateLevel) gives it this one.
   public static var compressionLevel: Int { Int(receipt_deflate_level()) }
 
+  /// Where images' cairo surfaces are kept between renders (tests give a renderer its own).
+  var imagePool = ImageSurfacePool.shared
+
   /// Creates a renderer.
   public init(creator: String = "receipt", creationDate: String = "2000-01-01T00:00:00Z") {
     self.creator = creator
@@ -27,6 +30,13 @@ public struct PDFRenderer: Sendable {
 
   /// Renders to PDF bytes.
   public func render(_ receipt: LaidOutReceipt) throws -> Data {
+    let images = LentImageSurfaces(from: imagePool)
+    // Given back once `write` has returned: its cairo surface and context are destroyed then.
+    defer { images.giveBack() }
+    return try write(receipt, images: images)
+  }
+
+  private func write(_ receipt: LaidOutReceipt, images: LentImageSurfaces) throws -> Data {
     let sink = ByteSink()
     let first = receipt.pages.first
     let pdf = try CairoSurface(
@@ -44,6 +54,7 @@ public struct PDFRenderer: Sendable {
     let context = try CairoContext(pdf)
     let cr = context.pointer
     let painter = CairoPainter()
+    painter.imageSurfaces = images
     for page in receipt.pages {
       cairo_pdf_surface_set_size(surface, page.width, page.cutLength)
       // The paper, white, first: cairo's PDF analysis unions every later drawing call's box into
