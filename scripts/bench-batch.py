@@ -124,28 +124,49 @@ rows = []
 # thousands being deleted (a build, a test run, the last benchmark) costs ~0.8 ms in the kernel
 # (ext4 steps over recently deleted inodes one by one), more than a receipt takes to render.
 memory = "/dev/shm" if os.access("/dev/shm", os.W_OK) else work
-outputs = tempfile.mkdtemp(prefix="receipt-bench-batch-", dir=memory)
-for fmt, where in [("pdf", outputs), ("escpos", outputs), ("escpos", work)]:
-    out = os.path.join(where, f"out-{fmt}")
-    with open(lines) as stdin:
-        seconds, rss = timed([RECEIPT, "render", "-", "-o", out + "/", "--format", fmt, "--quiet"], stdin=stdin)
-    assert len(os.listdir(out)) == ORDERS
-    name = f"receipt batch → {fmt.upper() if fmt == 'pdf' else 'ESC/POS'}"
-    if where == work:
-        name += f", outputs on the disk ({tempfile.gettempdir()})"
-    rows.append((name, seconds / ORDERS, ORDERS / seconds, rss))
-    # Not deleted until the end (the next batch would be timed with the deletion's cost).
-shutil.rmtree(outputs, ignore_errors=True)
-
-# Peers, per receipt: pango-view once per receipt (the small receipt's text), WeasyPrint in one
-# process over the same orders as HTML.
+# The machine's speed drifts by 10-20 % from one minute to the next, and not alike for a
+# long-running batch and for short processes: the PDF and ESC/POS batches and pango-view (a
+# process per receipt, the small receipt's text) take turns, ROUNDS times, and each ratio is
+# the median of the rounds' ratios, every round's batch against the pango-view runs right after.
+ROUNDS = 3
 text = os.path.join(work, "small.txt")
 subprocess.run([RECEIPT, "render", SMALL, "-o", os.path.join(work, "small.pdf")], check=True, capture_output=True)
 subprocess.run(["pdftotext", "-layout", os.path.join(work, "small.pdf"), text], check=True)
-pango = [timed(["pango-view", "-q", "--dpi=72", "--font=DejaVu Sans 9", "--width=186", "--margin=9",
-                "--hinting=none", "-o", os.path.join(work, "p.pdf"), text]) for _ in range(100)]
-rows.append(("pango-view, a process per receipt (text only)", statistics.median(p[0] for p in pango), None,
-             max(p[1] for p in pango)))
+
+
+def batch(fmt, where):
+    out = tempfile.mkdtemp(prefix=f"receipt-bench-batch-{fmt}-", dir=where)
+    with open(lines) as stdin:
+        seconds, rss = timed([RECEIPT, "render", "-", "-o", out + "/", "--format", fmt, "--quiet"], stdin=stdin)
+    assert len(os.listdir(out)) == ORDERS
+    return seconds / ORDERS, rss, out
+
+
+def pango_view(runs):
+    return [timed(["pango-view", "-q", "--dpi=72", "--font=DejaVu Sans 9", "--width=186", "--margin=9",
+                   "--hinting=none", "-o", os.path.join(work, "p.pdf"), text]) for _ in range(runs)]
+
+
+turns = {"pdf": [], "escpos": []}
+pango, ratios = [], {"pdf": [], "escpos": []}
+for _ in range(ROUNDS):
+    for fmt in turns:
+        per, rss, out = batch(fmt, memory)
+        shutil.rmtree(out, ignore_errors=True)  # tmpfs: deleting costs the next batch nothing
+        turns[fmt].append((per, rss))
+    these = pango_view(35)
+    pango += these
+    for fmt in turns:
+        ratios[fmt].append(statistics.median(p[0] for p in these) / turns[fmt][-1][0])
+for fmt, label in [("pdf", "PDF"), ("escpos", "ESC/POS")]:
+    per = statistics.median(t[0] for t in turns[fmt])
+    rows.append((f"receipt batch → {label} (median of {ROUNDS})", per, 1 / per, max(t[1] for t in turns[fmt])))
+# Not deleted until the end: the ext4 disk's next files would be timed with the deletion's cost.
+per, rss, _ = batch("escpos", work)
+rows.append((f"receipt batch → ESC/POS, outputs on the disk ({tempfile.gettempdir()})", per, 1 / per, rss))
+rows.append((f"pango-view, a process per receipt (text only, {len(pango)} runs)", statistics.median(p[0] for p in pango),
+             None, max(p[1] for p in pango)))
+# Peer, per receipt: WeasyPrint in one process over the same orders as HTML.
 weasy = os.path.join(work, "weasy.py")
 count = min(ORDERS, 500)
 with open(weasy, "w") as f:
@@ -175,7 +196,11 @@ print("|---|---|---|---|")
 for name, per, rate, rss in rows:
     print(f"| {name} | {per * 1000:.2f} ms | {f'{rate:,.0f}' if rate else '—'} | {f'{rss / 1024:.0f} MiB' if rss else '—'} |")
 batch_pdf, batch_escpos = rows[0][1], rows[1][1]
-for name, per, _, _ in rows[3:]:
+print(f"\npango-view, a process per receipt, round by round: receipt's PDF batch is "
+      f"{' / '.join(f'{r:.1f}' for r in ratios['pdf'])}× faster per receipt (median "
+      f"**{statistics.median(ratios['pdf']):.1f}×**), its ESC/POS batch "
+      f"{' / '.join(f'{r:.1f}' for r in ratios['escpos'])}× (median **{statistics.median(ratios['escpos']):.1f}×**).", end="")
+for name, per, _, _ in rows[4:]:
     print(f"\n{name}: receipt's PDF batch is {per / batch_pdf:.1f}× faster per receipt, its ESC/POS batch"
           f" {per / batch_escpos:.1f}×.", end="")
 print(f"\n\nMachine: {os.cpu_count()} cores; outputs in {memory} (tmpfs) unless said (fsync once per batch).\n")
