@@ -11,9 +11,14 @@ import Testing
 /// those drawn from new surfaces, on any number of threads at once; a surface is never in two
 /// documents at a time; what is kept is bounded.
 @Suite struct ImageSurfacePoolTests {
+  /// The shipped logo's PNG (the decoded-image cache keeps these bytes as a key: lsan.supp).
+  static func logoBytes() throws -> Data {
+    try Data(contentsOf: Tool.packageRoot.appendingPathComponent("Templates/logo.png"))
+  }
+
   static func documents() throws -> [ReceiptDocument] {
     let png = try DitherTests().gradientPNG()
-    let logo = try Data(contentsOf: Tool.packageRoot.appendingPathComponent("Templates/logo.png"))
+    let logo = try logoBytes()
     let text = Block.text(AttributedText("Corner Café\n2 × Cappuccino\t7.00"))
     return [
       ReceiptDocument(blocks: [.image(ImageBlock(data: logo, width: .mm(24))), text]),
@@ -49,7 +54,7 @@ import Testing
   /// One surface for an image drawn twice in a document: one image object in the PDF, as
   /// poppler's `pdfimages` lists them.
   @Test func anImageDrawnTwiceIsOneImageInThePDF() throws {
-    let logo = try Data(contentsOf: Tool.packageRoot.appendingPathComponent("Templates/logo.png"))
+    let logo = try Self.logoBytes()
     let receipt = try ReceiptLayoutEngine().layout(
       ReceiptDocument(blocks: [
         .image(ImageBlock(data: logo)), .text(AttributedText("Thank you")), .image(ImageBlock(data: logo)),
