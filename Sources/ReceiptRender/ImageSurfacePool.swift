@@ -5,7 +5,7 @@ import ReceiptModel
 /// The cairo surfaces of the images PDFs draw, kept between renders: a logo becomes a cairo image
 /// once a process instead of once a receipt, and cairo's snapshot of it is not copied when the
 /// surface is let go (a source destroyed while a document's recording holds a snapshot of it is
-/// copied first). 2.4 % of a PDF receipt's instructions with the shipped logo.
+/// copied first). 2.2 % of a PDF receipt's instructions with the shipped logo.
 ///
 /// A surface is lent to one render at a time and given back only after that render's PDF surface
 /// is destroyed: cairo attaches its snapshots to the source surface itself, without a lock, so
