@@ -43,6 +43,7 @@ setup-test:
 lint:
 	swift format lint --strict --recursive Sources Tests Benchmarks Fuzz Package.swift
 	python3 scripts/vendor-codemirror.py --check
+	python3 scripts/lint-numbers.py
 
 format:
 	swift format format --in-place --recursive Sources Tests Benchmarks Fuzz Package.swift

@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptKit
+import ReceiptModel
 
 #if canImport(Glibc)
   import Glibc
@@ -51,7 +52,7 @@ package final class BatchProgress: @unchecked Sendable {
   /// `rendered 9988 of 10000 receipts to out/ (pdf) in 12.3 s, 812 a second; 12 failed`.
   package func summary(directory: String, format: OutputFormat) -> String {
     let seconds = Date().timeIntervalSince(start)
-    let rate = seconds > 0 ? Int((Double(rendered + failed) / seconds).rounded()) : 0
+    let rate = seconds > 0 ? (Double(rendered + failed) / seconds).clampedInt(in: 0...Int.max) : 0
     return "rendered \(rendered) of \(rendered + failed) receipts to \(directory) (\(format)) in "
       + String(format: "%.1f s", seconds) + ", \(rate) a second" + (failed > 0 ? "; \(failed) failed" : "")
   }
@@ -62,7 +63,8 @@ package final class BatchProgress: @unchecked Sendable {
     let done = rendered + failed
     let of = total.map { " of \($0)" } ?? ""
     let failures = failed > 0 ? ", \(failed) failed" : ""
-    write("\r\u{1B}[Krendered \(done)\(of)\(failures), \(Int(Double(done) / seconds))/s")
+    write(
+      "\r\u{1B}[Krendered \(done)\(of)\(failures), \((Double(done) / seconds).clampedInt(.down, in: 0...Int.max))/s")
   }
 
   private func write(_ text: String) {

@@ -43,6 +43,16 @@ extension Console {
     }
   }
 
+  /// The program documents are read with, in a process of their own (``ReadDocument``): this
+  /// program itself, by the path the kernel has for it. Nil where that cannot be told (no
+  /// /proc): documents are then read in this process.
+  package static var documentReader: String? {
+    guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+      FileManager.default.isExecutableFile(atPath: path)
+    else { return nil }
+    return path
+  }
+
   /// What a failed command prints and exits with (see ``ParsableCommand/runAsReceipt()``).
   fileprivate static func fail<Command: ParsableCommand>(_ command: Command.Type, _ error: any Error) -> Never {
     let code = Command.exitCode(for: error)
@@ -66,6 +76,7 @@ extension ParsableCommand {
   package static func runAsReceipt() {
     Console.reserveClosedStandardStreams()
     signal(SIGPIPE, SIG_IGN)
+    DocumentPages.helper = Console.documentReader
     do {
       var command = try parseAsRoot()
       try command.run()
@@ -81,6 +92,7 @@ extension AsyncParsableCommand {
   package static func runAsReceipt() async {
     Console.reserveClosedStandardStreams()
     signal(SIGPIPE, SIG_IGN)
+    DocumentPages.helper = Console.documentReader
     do {
       var command = try parseAsRoot()
       if var command = command as? any AsyncParsableCommand {

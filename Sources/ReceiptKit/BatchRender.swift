@@ -96,7 +96,11 @@ public struct BatchRender: Sendable {
       // A path string: appending to a file URL stats the result (a system call a receipt).
       let first = directory.path + "/" + item.name + "." + format.fileExtension
       let files = OutputFile.names(first, count: rendered.parts.count)
-      for (file, data) in zip(files, rendered.parts) { try OutputFile.write(data, to: file, durable: false) }
+      // Only regular files are replaced (a symlink, FIFO or device at an output name is an
+      // error for this input): a batch must not write through a link placed in its directory.
+      for (file, data) in zip(files, rendered.parts) {
+        try OutputFile.write(data, to: file, durable: false, regularOnly: true)
+      }
       outcome.files = files
     } catch let error as ReceiptError {
       outcome.error = error

@@ -7,9 +7,10 @@ import ReceiptPrint
 /// ``ReceiptError`` of stage `.output` (exit 73).
 public enum OutputFile {
   /// Writes `data` to `path` (without `durable`: atomically, flushed later by
-  /// ``syncFileSystem(of:)``).
-  public static func write(_ data: Data, to path: String, durable: Bool = true) throws {
-    try ReceiptError.wrapping { try DurableFile.write(data, to: path, durable: durable) }
+  /// ``syncFileSystem(of:)``). With `regularOnly` anything but a regular file at `path` (a
+  /// symlink, FIFO, device, directory) is an error instead of being written in place.
+  public static func write(_ data: Data, to path: String, durable: Bool = true, regularOnly: Bool = false) throws {
+    try ReceiptError.wrapping { try DurableFile.write(data, to: path, durable: durable, regularOnly: regularOnly) }
   }
 
   /// Flushes the file system a path is on (after a batch's writes).

@@ -29,13 +29,16 @@ public struct DocumentPrintOptions: Sendable {
 extension ReceiptEngine {
   /// A document's pages laid out on the roll for `setup` (the printer's paper and resolution):
   /// what ``prepareDocument(_:format:options:request:)`` prints and the daemon previews.
+  /// `shouldStop` gives the reading up (``PrintError/abandoned(_:)``) when the document is read
+  /// in a process of its own (``DocumentPages/helper``).
   public func layOutDocument(
-    _ data: Data, format: DocumentFormat, setup: PageSetup, options: DocumentPrintOptions, title: String
+    _ data: Data, format: DocumentFormat, setup: PageSetup, options: DocumentPrintOptions, title: String,
+    shouldStop: (@Sendable () -> Bool)? = nil
   ) throws -> LaidOutReceipt {
     try ReceiptError.wrapping {
       let read = DocumentReadOptions(
         resolution: setup.resolution.dpi, paperWidth: setup.paper.width.points, scaling: options.scaling,
-        pageRanges: options.pageRanges)
+        pageRanges: options.pageRanges, shouldStop: shouldStop)
       let pages = try DocumentPages.read(data, format: format, options: read)
       var header: LaidOutPage?
       if let mark = options.mark {
@@ -74,7 +77,8 @@ extension ReceiptEngine {
       }
       setup.monochrome = printer.capabilities.format != .pdf
       let title = request.jobName ?? "document"
-      let laidOut = try layOutDocument(data, format: format, setup: setup, options: options, title: title)
+      let laidOut = try layOutDocument(
+        data, format: format, setup: setup, options: options, title: title, shouldStop: request.shouldStop)
       return try prepare(laidOut, printer: printer, request: request, name: title)
     }
   }

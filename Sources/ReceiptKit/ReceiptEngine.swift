@@ -1,5 +1,6 @@
 public import Foundation
 public import ReceiptLayout
+import ReceiptModel
 import ReceiptPrint
 import ReceiptRender
 
@@ -211,6 +212,6 @@ public struct PageMeasurement: Sendable, Codable, Equatable {
     cutLength = page.cutLength
     width = page.width
     cutLengthMillimetres = Length.pt(page.cutLength).millimetres
-    cutLengthDots = Int(Length.pt(page.cutLength).dots(at: resolution).rounded(.up))
+    cutLengthDots = Length.pt(page.cutLength).dots(at: resolution).clampedInt(.up, in: 0...Int.max)
   }
 }

@@ -45,7 +45,7 @@ extension BlockLayouter {
     let g = try encode(barcode)
     guard g.width <= width + 1e-6 else {
       throw LayoutError.misplaced(
-        "\(barcode.symbology.rawValue) barcode is \(Int(g.width / g.module * Double(barcode.moduleDots))) dots wide but only \(Int(width * Double(setup.resolution.dpi) / 72)) fit; use a smaller module size or less data"
+        "\(barcode.symbology.rawValue) barcode is \((g.width / g.module * Double(barcode.moduleDots)).clampedInt(.down)) dots wide but only \((width * Double(setup.resolution.dpi) / 72).clampedInt(.down)) fit; use a smaller module size or less data"
       )
     }
     let left = x + offset(for: alignment ?? barcode.alignment, content: g.width, in: width)

@@ -35,21 +35,14 @@ public enum DocumentLayout {
     let paper = setup.paper.width.points
     var laidOut: [LaidOutPage] = []
     for (index, page) in pages.enumerated() {
-      let wider = page.width > paper + Length.mm(1).points
-      let fits: Bool
-      switch scaling {
-      case .fit, .fill: fits = true
-      case .auto: fits = wider
-      case .none: fits = false
-      }
-      let scale: Double = fits ? paper / page.width : 1
+      let scale = Self.scale(ofPageWide: page.width, paper: paper, scaling: scaling)
       let width = page.width * scale
       let length = page.length * scale
       let top = index == 0 ? header?.cutLength ?? 0 : 0
       guard top + length <= PageSetup.maximumLength.points else {
         throw LayoutError.image(
-          "page \(index + 1) is \(Int(Length.pt(length).millimetres)) mm long on this paper; "
-            + "a page may be at most \(Int(PageSetup.maximumLength.millimetres)) mm")
+          "page \(index + 1) is \(Length.pt(length).millimetres.clampedInt(.down)) mm long on this paper; "
+            + "a page may be at most \(PageSetup.maximumLength.millimetres.clampedInt(.down)) mm")
       }
       let rect = Rect(x: (paper - width) / 2, y: top, width: width, height: length)
       var items: [LaidOutItem] = index == 0 ? header?.items ?? [] : []
@@ -60,6 +53,32 @@ public enum DocumentLayout {
           commands: index == 0 ? header?.commands ?? [] : [], cut: index < pages.count - 1 ? .partial : nil))
     }
     return LaidOutReceipt(pageSetup: setup, pages: laidOut, title: title)
+  }
+
+  /// The factor a page `width` points wide is drawn at on `paper` points: to the paper's width
+  /// when it is scaled (`fit`, `fill`, or `auto` for a page wider than the paper), else 1.
+  public static func scale(ofPageWide width: Double, paper: Double, scaling: DocumentScaling) -> Double {
+    let fits: Bool
+    switch scaling {
+    case .fit, .fill: fits = true
+    case .auto: fits = width > paper + Length.mm(1).points
+    case .none: fits = false
+    }
+    return fits ? paper / width : 1
+  }
+
+  /// The page with at most as many pixels across as it will be printed with at `dpi` (see
+  /// ``GrayImage/reduced(toWidth:height:)``): its size on paper is unchanged.
+  public static func reducedToPrint(_ page: DocumentPage, paper: Double, scaling: DocumentScaling, dpi: Int)
+    -> DocumentPage
+  {
+    let dots = page.width * scale(ofPageWide: page.width, paper: paper, scaling: scaling) * Double(dpi) / 72
+    guard let width = dots.roundedInt(in: 1...Int.max), width < page.image.width else { return page }
+    let height = max(
+      1, (Double(page.image.height) * Double(width) / Double(page.image.width)).clampedInt(in: 1...page.image.height))
+    var reduced = page
+    reduced.image = page.image.reduced(toWidth: width, height: height)
+    return reduced
   }
 
   /// How a page's gray becomes dots: dot for dot when it came as dots, a threshold for text,

@@ -8,8 +8,8 @@ import Foundation
 /// a batch of thousands of orders, or the daemon, parses `receipt.xml`, its includes and
 /// `Strings/*.json` once instead of once per receipt.
 ///
-/// A parse is reused only while the file's device, inode, size and modification time (to the
-/// nanosecond) are as they were when it was parsed — a template saved by the designer (written
+/// A parse is reused only while the file's device, inode, size, modification and change times
+/// (to the nanosecond) are as they were when it was parsed — a template saved by the designer (written
 /// to a temporary file and renamed) is a new inode, so the next receipt parses it afresh.
 /// Failed parses are not kept: a broken template reports its error every time. At most 256
 /// files are kept; beyond that the cache starts over.
@@ -31,6 +31,11 @@ final class ParsedFileCache: @unchecked Sendable {
     var size: Int64
     var seconds: Int
     var nanoseconds: Int
+    /// The inode's change time: set by the kernel on every write, and not settable — an edit in
+    /// place whose modification time was put back (`cp -p`, `rsync --inplace -t`, `touch -r`)
+    /// still changes it.
+    var changeSeconds: Int
+    var changeNanoseconds: Int
 
     init?(_ path: String) {
       var info = stat()
@@ -40,6 +45,8 @@ final class ParsedFileCache: @unchecked Sendable {
       size = Int64(info.st_size)
       seconds = info.st_mtim.tv_sec
       nanoseconds = info.st_mtim.tv_nsec
+      changeSeconds = info.st_ctim.tv_sec
+      changeNanoseconds = info.st_ctim.tv_nsec
     }
   }
 

@@ -254,7 +254,7 @@ final class TemplateRenderer {
     if let m = try a.length("margin-right", resolution: setup.resolution) { setup.margins.trailing = m }
     guard setup.contentWidth.points > 36 else {
       throw TemplateError(
-        a.location, "margins leave \(Int(setup.contentWidth.points)) pt for content; make them smaller")
+        a.location, "margins leave \(setup.contentWidth.points.clampedInt(.down)) pt for content; make them smaller")
     }
     return setup
   }

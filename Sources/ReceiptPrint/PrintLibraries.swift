@@ -1,4 +1,5 @@
 internal import CCups
+import ReceiptModel
 
 /// Versions of the C libraries printing runs on.
 public enum PrintLibraries {
@@ -16,7 +17,7 @@ public enum PrintLibraries {
   )? {
     guard
       let media = LibCUPS.pwgMediaForSize(
-        Int32((widthMillimetres * 100).rounded()), Int32((lengthMillimetres * 100).rounded()))
+        Int32(clamping: (widthMillimetres * 100).clampedInt()), Int32(clamping: (lengthMillimetres * 100).clampedInt()))
     else { return nil }
     var header = cups_page_header2_t()
     guard LibCUPS.cupsRasterInitPWGHeader(&header, media, "black_1", Int32(dpi), Int32(dpi), "one-sided", nil) != 0

@@ -75,10 +75,10 @@ extension CairoPainter {
     }
     var extents = cairo_text_extents_t()
     cairo_scaled_font_glyph_extents(cairo_get_scaled_font(cr), &atOffsets, Int32(atOffsets.count), &extents)
-    let left = Int((extents.x_bearing * key.xx).rounded(.down)) - 2
-    let top = Int((extents.y_bearing * key.yy).rounded(.down)) - 2
-    let width = Int(((extents.x_bearing + extents.width) * key.xx).rounded(.up)) + 2 - left
-    let height = Int(((extents.y_bearing + extents.height) * key.yy).rounded(.up)) + 2 - top
+    let left = (extents.x_bearing * key.xx).clampedInt(.down, in: -1 << 30...1 << 30) - 2
+    let top = (extents.y_bearing * key.yy).clampedInt(.down, in: -1 << 30...1 << 30) - 2
+    let width = ((extents.x_bearing + extents.width) * key.xx).clampedInt(.up, in: -1 << 30...1 << 30) + 2 - left
+    let height = ((extents.y_bearing + extents.height) * key.yy).clampedInt(.up, in: -1 << 30...1 << 30) + 2 - top
     guard extents.width.isFinite, extents.height.isFinite, (1...4096).contains(width), (1...1024).contains(height)
     else { return nil }
     let surface = try CairoSurface.image(CAIRO_FORMAT_A8, width: width, height: height)  // cleared by cairo

@@ -1,5 +1,10 @@
 public import Foundation
 public import ReceiptLayout
+import ReceiptModel
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Draws PDF pages as gray pixels with poppler (`pdfinfo` and `pdftoppm` of poppler-utils), in a
 /// process of its own: PDFs come from the network (IPP clients), and a PDF that crashes poppler,
@@ -37,14 +42,15 @@ public enum PDFRasterizer {
     for number in chosen {
       let (width, length) = sizes[number - 1]
       let scale = fitWidth.map { $0 / width } ?? 1
-      let dotsWide = Int((width * scale * Double(resolution) / 72).rounded())
-      let dotsLong = Int((length * scale * Double(resolution) / 72).rounded())
-      pixels += dotsWide * dotsLong
-      guard dotsWide > 0, dotsLong > 0, dotsWide <= 16_384, dotsLong <= 65_536, pixels <= maxPixels else {
+      // A MediaBox is the PDF's to say (`1e300`): checked before it becomes a number of dots.
+      let wide = (width * scale * Double(resolution) / 72).roundedInt(in: 1...16_384)
+      let long = (length * scale * Double(resolution) / 72).roundedInt(in: 1...65_536)
+      guard let dotsWide = wide, let dotsLong = long, pixels + dotsWide * dotsLong <= maxPixels else {
         throw RenderError.document(
-          "page \(number) of the PDF (\(Int(width)) × \(Int(length)) pt) comes to \(dotsWide) × \(dotsLong) dots; "
-            + "the document may have at most \(maxPixels >> 20) million dots and pages at most 65,536 dots long")
+          "page \(number) of the PDF (\(Self.points(width)) × \(Self.points(length)) pt) is too large to print: "
+            + "a page may be at most 16,384 × 65,536 dots and the document \(maxPixels >> 20) million dots")
       }
+      pixels += dotsWide * dotsLong
       var arguments = ["-gray", "-f", "\(number)", "-l", "\(number)", "-singlefile"]
       arguments += fitWidth == nil ? ["-r", "\(resolution)"] : ["-scale-to-x", "\(dotsWide)", "-scale-to-y", "-1"]
       let output = try run("pdftoppm", arguments + [file.path])
@@ -55,6 +61,12 @@ public enum PDFRasterizer {
           length: Double(image.height) * 72 / Double(resolution)))
     }
     return pages
+  }
+
+  /// A page size for a message: whole points, or the number as poppler gave it when it is not
+  /// one a page could have.
+  static func points(_ value: Double) -> String {
+    value.roundedInt(.down, in: 0...1_000_000_000).map(String.init) ?? "\(value)"
   }
 
   /// Each page's width and length in points as shown (rotation applied), from `pdfinfo`.
@@ -96,11 +108,18 @@ public enum PDFRasterizer {
         "\(tool) is not installed: printing PDFs needs poppler (apt-get install poppler-utils)")
     }
     let result = try BoundedProcess.run(path, arguments, timeout: timeout, memoryLimit: memoryLimit)
-    guard result.status == 0 else {
+    guard result.succeeded else {
       let said = String(decoding: result.error.prefix(300), as: UTF8.self).trimmingCharacters(
         in: .whitespacesAndNewlines)
       let why =
-        result.timedOut ? "took longer than \(Int(timeout)) s" : "failed (\(said.isEmpty ? "no message" : said))"
+        if result.timedOut {
+          "took longer than \(Int(timeout)) s"
+        } else if let signal = result.signal {
+          signal == SIGXCPU || signal == SIGKILL
+            ? "was ended at the time or memory limit for one document" : "crashed (signal \(signal))"
+        } else {
+          "failed (\(said.isEmpty ? "no message" : said))"
+        }
       throw RenderError.document("poppler's \(tool) \(why): the PDF cannot be printed")
     }
     return result.output

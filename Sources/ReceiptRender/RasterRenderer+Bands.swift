@@ -73,8 +73,8 @@ extension RasterRenderer {
       let highest = run.glyphs.map(\.y).min() ?? 0
       (top, bottom) = (run.origin.y + highest - 3 * em, run.origin.y + lowest + 3 * em)
     }
-    let first = Int((top * scale).rounded(.down)) - 1
-    let last = Int((bottom * scale).rounded(.up)) + 1
+    let first = (top * scale).clampedInt(.down, in: -1 << 40...1 << 40) - 1
+    let last = (bottom * scale).clampedInt(.up, in: -1 << 40...1 << 40) + 1
     return first..<max(first + 1, last + 1)
   }
 }

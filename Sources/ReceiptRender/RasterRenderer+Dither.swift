@@ -26,10 +26,10 @@ extension RasterRenderer {
     default:
       return
     }
-    let x0 = Int((rect.x * scale).rounded())
-    let y0 = Int((rect.y * scale).rounded())
-    let width = max(1, Int((rect.width * scale).rounded()))
-    let height = max(1, Int((rect.height * scale).rounded()))
+    let x0 = (rect.x * scale).clampedInt(in: -1 << 40...1 << 40)
+    let y0 = (rect.y * scale).clampedInt(in: -1 << 40...1 << 40)
+    let width = max(1, (rect.width * scale).clampedInt(in: 0...1 << 40))
+    let height = max(1, (rect.height * scale).clampedInt(in: 0...1 << 40))
     var key: ImageDotCache.Key?
     if case .image(let image) = item {
       key = ImageDotCache.Key(

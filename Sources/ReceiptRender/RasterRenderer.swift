@@ -35,15 +35,15 @@ public struct RasterRenderer: Sendable {
   /// ceil(cut length × dpi / 72), the sizes libcups computes for the same media.
   public static func size(of page: LaidOutPage, setup: PageSetup) -> (width: Int, height: Int) {
     let dpi = setup.resolution.dpi
-    let hundredths = Int((setup.paper.width.millimetres * 100).rounded())
-    let height = Int((page.cutLength * Double(dpi) / 72 - 1e-9).rounded(.up))
+    let hundredths = (setup.paper.width.millimetres * 100).clampedInt(in: 0...1 << 40)
+    let height = (page.cutLength * Double(dpi) / 72 - 1e-9).clampedInt(.up, in: 0...1 << 40)
     return (hundredths * dpi / 2540, height)
   }
 
   /// The printable columns of a page raster: the centred printable width in whole dots
   /// (576 on 80 mm and 384 on 58 mm at 203 dpi).
   public static func printableColumns(pageWidth: Int, setup: PageSetup) -> Range<Int> {
-    let dots = Int((setup.paper.printableWidth.dots(at: setup.resolution) - 1e-9).rounded(.up))
+    let dots = (setup.paper.printableWidth.dots(at: setup.resolution) - 1e-9).clampedInt(.up, in: 0...1 << 40)
     let width = min(dots, pageWidth)
     let start = (pageWidth - width) / 2
     return start..<(start + width)

@@ -117,6 +117,7 @@ package final class ReceiptServer: Sendable {
           if removed > 0 { log.info("removed \(removed) archived documents older than \(days) days") }
         })
     }
+    services.append(PeriodicService(interval: .seconds(300)) { [weak self] in _ = await self?.removeOldDocuments() })
     services.append(PrinterWatch(hub: hub) { [weak self] in (try? await self?.printerResponses()) ?? [] })
     var group = ServiceGroupConfiguration(
       services: services.map { .init(service: $0) }, gracefulShutdownSignals: [], logger: self.logger)
@@ -130,6 +131,26 @@ package final class ReceiptServer: Sendable {
       do { try await serviceGroup.run() } catch { logger.error("the workers stopped: \(error)") }
     }
     running.withLock { $0 = Running(workers: workers, group: serviceGroup, task: task) }
+  }
+
+  /// Removes the documents of document jobs that ended more than `documentDays` before `now`
+  /// (their records stay); returns how many.
+  func removeOldDocuments(now: Date = Date()) async -> Int {
+    let cutoff = now.addingTimeInterval(-Double(configuration.documentDays) * 86_400)
+    var count = 0
+    while let ended = try? await store.sweepable(.documentsEndedBefore(cutoff), limit: 100), !ended.isEmpty {
+      var progressed = false
+      for job in ended {
+        guard let (_, dropped) = try? await store.update(job.id, { $0.dropDocument() }), dropped else { continue }
+        count += 1
+        progressed = true
+      }
+      if !progressed { break }  // the store cannot write: the next pass tries again
+    }
+    if count > 0 {
+      logger.info("removed the documents of \(count) jobs that ended over \(configuration.documentDays) days ago")
+    }
+    return count
   }
 
   /// Stops the workers: no new jobs are taken; each finishes the job in hand within the grace
@@ -189,6 +210,7 @@ package final class ReceiptServer: Sendable {
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
     onIPPRunning: @escaping @Sendable (Int) async -> Void = { _ in }
   ) async throws {
+    Self.returnLargeBlocksToTheSystem()
     let files = Self.raiseFileLimit()
     if files < configuration.maxConnections + 64 {
       logger.warning(
@@ -233,6 +255,17 @@ package final class ReceiptServer: Sendable {
 }
 
 extension ReceiptServer {
+  /// Blocks of 4 MiB or more (documents, their pages) come from and go back to the kernel
+  /// (`mmap`): glibc otherwise raises this threshold to the size of each large block freed (up
+  /// to 32 MiB) and keeps later ones in its heap, so twenty 30 MiB documents once left the daemon
+  /// holding 1.5 GB after they were gone. Receipt pages (about 1.5 MB) stay in the heap.
+  static func returnLargeBlocksToTheSystem() {
+    // glibc's mallopt(M_MMAP_THRESHOLD = -3, bytes); <malloc.h> is not part of Swift's Glibc.
+    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+    _ = unsafeBitCast(symbol, to: Mallopt.self)(-3, 4 << 20)
+  }
+
   /// Raises the soft open-file limit to the hard one (the usual soft limit is 1024) and returns
   /// it, so `maxConnections` connections plus files and CUPS sockets fit.
   static func raiseFileLimit() -> Int {

@@ -10,7 +10,7 @@ struct ReceiptDaemon: AsyncParsableCommand {
     commandName: "receipt",
     abstract: "The print-queue daemon and the template designer (run as `receipt serve`, `receipt design`).",
     version: "0.1.0",
-    subcommands: [Serve.self, Design.self]
+    subcommands: [Serve.self, Design.self, ReadDocument.self]
   )
 
   static func main() async { await runAsReceipt() }

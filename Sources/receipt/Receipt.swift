@@ -21,6 +21,7 @@ struct Receipt: ParsableCommand {
     version: "0.1.0",
     subcommands: [
       Print.self, Render.self, Measure.self, Printers.self, Validate.self, Serve.self, Design.self, Versions.self,
+      ReadDocument.self,
     ]
   )
 }

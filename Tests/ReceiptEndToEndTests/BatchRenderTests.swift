@@ -2,6 +2,10 @@ import Foundation
 import ReceiptTestSupport
 import Testing
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `receipt render ORDER… -o DIR/` and `receipt render - -o DIR/` (JSON Lines), with the shipped
 /// binary: every output is byte for byte what one-shot `receipt render` writes for the same
 /// input, a bad input fails alone with its name and the exit code says so, and names never
@@ -73,6 +77,60 @@ import Testing
     let single = directory.appendingPathComponent("one.escpos")
     _ = try Tool.run(receipt, ["render", "-", "-o", single.path], stdin: Data(line.utf8))
     #expect(try Data(contentsOf: directory.appendingPathComponent("000001.escpos")) == Data(contentsOf: single))
+  }
+
+  /// A batch writes only files of its own: a symlink placed at an output name once had a file
+  /// outside the directory overwritten, and a FIFO there blocked the batch for ever. Each is an
+  /// error for its input; the others are written.
+  @Test func aBatchNeverWritesThroughALinkOrIntoAFIFO() throws {
+    let directory = try Tool.temporaryDirectory()
+    let out = directory.appendingPathComponent("out")
+    try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+    let outside = directory.appendingPathComponent("outside.txt")
+    try "precious".write(to: outside, atomically: true, encoding: .utf8)
+    try FileManager.default.createSymbolicLink(
+      atPath: out.appendingPathComponent("small.pdf").path, withDestinationPath: outside.path)
+    #expect(mkfifo(out.appendingPathComponent("large.pdf").path, 0o644) == 0)
+    let inputs = Self.examples.filter { $0.hasSuffix("small.json") || $0.hasSuffix("large.json") }
+    let others = Self.examples.filter { !inputs.contains($0) }
+    let started = Date()
+    let result = try Tool.run(receipt, ["render"] + inputs + others + ["-o", out.path + "/", "--jobs", "2"])
+    #expect(Date().timeIntervalSince(started) < 30, "no input blocks the batch")
+    #expect(result.status == 73, "cannot write output: \(result.status) \(result.stderr)")
+    #expect(result.stderr.contains("small.pdf is a symbolic link, not a regular file"), "\(result.stderr)")
+    #expect(result.stderr.contains("large.pdf is a FIFO, not a regular file"), "\(result.stderr)")
+    #expect(try String(contentsOf: outside, encoding: .utf8) == "precious", "the file outside is untouched")
+    for other in others {
+      let name = URL(fileURLWithPath: other).deletingPathExtension().lastPathComponent
+      #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("\(name).pdf").path), "\(name)")
+    }
+  }
+
+  /// An order line far over the limit is refused without being held: a 200 MB line once took
+  /// 434 MB before its refusal. The lines around it are rendered.
+  @Test func aHugeOrderLineIsRefusedInBoundedMemory() throws {
+    let directory = try Tool.temporaryDirectory()
+    let small = try Data(contentsOf: URL(fileURLWithPath: Self.examples.first { $0.hasSuffix("small.json") }!))
+    let line = try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: small))
+    let input = directory.appendingPathComponent("day.jsonl")
+    FileManager.default.createFile(atPath: input.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: input)
+    try handle.write(contentsOf: line + Data("\n{\"note\": \"".utf8))
+    let filler = Data(repeating: 0x61, count: 1 << 20)
+    for _ in 0..<200 { try handle.write(contentsOf: filler) }
+    try handle.write(contentsOf: Data("\"}\n".utf8) + line + Data("\n".utf8))
+    try handle.close()
+    let (result, cost) = try Tool.runMeasured(
+      "/bin/sh",
+      [
+        "-c", "exec \"$0\" render - -o \"$1\" --format escpos < \"$2\"", receipt, directory.path + "/",
+        input.path,
+      ])
+    #expect(result.status == 65, "\(result.stderr)")
+    #expect(result.stderr.contains("stdin:2 is 209715212 bytes; order data is limited to 8388608"), "\(result.stderr)")
+    #expect(cost.peakBytes < 150 << 20, "peak RSS \(cost.peakBytes >> 20) MiB")
+    let written = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".escpos") }
+    #expect(written.sorted() == ["000001.escpos", "000003.escpos"], "\(written)")
   }
 
   @Test func inputsThatWouldWriteTheSameFileAreRefusedFirst() throws {

@@ -3,6 +3,10 @@ import Testing
 
 @testable import ReceiptMarkup
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Templates and strings are parsed once per process (``ParsedFileCache``), and a file that
 /// changes — replaced by a rename, or rewritten in place at the same size — is parsed again
 /// for the next receipt.
@@ -24,6 +28,28 @@ import Testing
     try #"{"greeting": "Howdy"}"#.write(
       to: fixture.directory.appendingPathComponent("Strings/en.json"), atomically: true, encoding: .utf8)
     #expect(try fixture.render().texts == ["Howdy six"])
+  }
+
+  /// An edit in place whose modification time is put back afterwards (`cp -p`, `rsync --inplace
+  /// -t`, `touch -r`): same inode, size and mtime — only the change time, which no one can set,
+  /// tells. The kept parse was once used for it.
+  @Test func anEditWhoseModificationTimeWasRestoredIsReadAgain() throws {
+    let fixture = try TemplateFixture(["t.xml": "<receipt><text>before</text></receipt>"])
+    let path = fixture.directory.appendingPathComponent("t.xml").path
+    var original = stat()
+    #expect(stat(path, &original) == 0)
+    #expect(try fixture.render().texts == ["before"])
+    usleep(20_000)  // a change time of its own, whatever the file system's granularity
+    let handle = try #require(FileHandle(forWritingAtPath: path))
+    try handle.write(contentsOf: Data("<receipt><text>after!</text></receipt>".utf8))
+    try handle.close()
+    var times = [original.st_atim, original.st_mtim]
+    #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+    var edited = stat()
+    #expect(stat(path, &edited) == 0)
+    #expect(edited.st_size == original.st_size && edited.st_mtim.tv_nsec == original.st_mtim.tv_nsec)
+    #expect(edited.st_ino == original.st_ino)
+    #expect(try fixture.render().texts == ["after!"])
   }
 
   /// A locale's strings are merged from its chain of files once and kept: a file of the chain

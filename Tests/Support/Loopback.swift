@@ -30,6 +30,20 @@ public enum Loopback {
     return (fd, UInt16(bigEndian: address.sin_port))
   }
 
+  /// Sends every byte on a blocking socket; false when the peer is gone.
+  public static func send(_ fd: Int32, _ data: Data) -> Bool {
+    data.withUnsafeBytes { raw in
+      var offset = 0
+      while offset < raw.count {
+        let n = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+        if n < 0, errno == EINTR { continue }
+        guard n > 0 else { return false }
+        offset += n
+      }
+      return true
+    }
+  }
+
   /// A connected socket to 127.0.0.1:`port`.
   public static func connect(port: UInt16) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -42,6 +42,10 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
   public var ippPort: Int?
   public var ippAdvertise: Bool?
   public var ippMaxDocumentBytes: Int?
+  /// Days a document job (PDF, raster, picture from an IPP client) keeps its document once it
+  /// has completed, failed, died or been canceled; then the document is removed (the job's
+  /// record stays). 0: removed when the job ends.
+  public var documentDays: Int?
 
   /// No settings.
   public init() {}
@@ -67,7 +71,7 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
       "corsOrigins", "shutdownGrace", "cupsServer", "hostNames", "maxConnections", "maxEventStreams", "idleTimeout",
       "headerTimeout",
       "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays", "printerPapers", "ipp",
-      "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes",
+      "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes", "documentDays",
     ]
     let object: [String: JSONValue]
     do {
@@ -209,6 +213,7 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     result.ippPort = other.ippPort ?? ippPort
     result.ippAdvertise = other.ippAdvertise ?? ippAdvertise
     result.ippMaxDocumentBytes = other.ippMaxDocumentBytes ?? ippMaxDocumentBytes
+    result.documentDays = other.documentDays ?? documentDays
     return result
   }
 

@@ -1,5 +1,6 @@
 internal import CCups
 public import Foundation
+import ReceiptModel
 
 /// Talks to cupsd through libcups: lists queues with their capabilities, streams jobs
 /// (cupsCreateJob / cupsStartDocument / cupsWriteRequestData / cupsFinishDocument) and follows
@@ -204,7 +205,7 @@ public struct CUPSClient: Sendable {
       var y: Int32 = 0
       var units = IPP_RES_PER_INCH
       let x = LibCUPS.ippGetResolution(attr, i, &y, &units)
-      return units == IPP_RES_PER_CM ? Int((Double(x) * 2.54).rounded()) : Int(x)
+      return units == IPP_RES_PER_CM ? (Double(x) * 2.54).clampedInt() : Int(x)
     }
   }
 }

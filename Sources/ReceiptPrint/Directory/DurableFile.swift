@@ -19,12 +19,31 @@ public enum DurableFile {
   /// Writes `data` to `path` (see above). Without `durable`, a regular file is still replaced
   /// atomically but not fsynced: a batch of thousands syncs its directory's file system once
   /// at the end (``syncFileSystem(of:)``) instead of twice a file.
-  public static func write(_ data: Data, to path: String, durable: Bool = true) throws {
+  /// With `regularOnly`, anything but a regular file at `path` is refused (batches: the file is
+  /// then made anew in a temporary file and renamed over the name, never written through a
+  /// link or into a FIFO someone placed there).
+  public static func write(_ data: Data, to path: String, durable: Bool = true, regularOnly: Bool = false) throws {
     var info = stat()
     if lstat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+      guard !regularOnly else {
+        throw PrintError.output(
+          "\(path) is \(kind(info.st_mode)), not a regular file; remove it or render to another directory")
+      }
       try writeInPlace(data, to: path)
     } else {
       try replace(path, with: data, durable: durable)
+    }
+  }
+
+  /// What a file of mode `mode` is, for a message.
+  private static func kind(_ mode: mode_t) -> String {
+    switch mode & S_IFMT {
+    case S_IFLNK: "a symbolic link"
+    case S_IFIFO: "a FIFO"
+    case S_IFDIR: "a directory"
+    case S_IFCHR, S_IFBLK: "a device"
+    case S_IFSOCK: "a socket"
+    default: "not a regular file"
     }
   }
 

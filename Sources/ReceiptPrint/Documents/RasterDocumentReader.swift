@@ -25,23 +25,32 @@ enum RasterDocumentReader {
     while LibCUPS.cupsRasterReadHeader2(raster, &header) != 0 {
       number += 1
       let page = try Layout(header, page: number)
-      pixels += page.width * page.height
-      guard number <= DocumentPages.maxPages, pixels <= DocumentPages.maxPixels else {
+      guard number <= DocumentPages.maxPages else {
+        throw PrintError.document("the raster document has over \(DocumentPages.maxPages) pages")
+      }
+      let wanted = options.includes(page: number)
+      if wanted { pixels += page.width * page.height }
+      guard pixels <= DocumentPages.maxPixels else {
         throw PrintError.document(
-          "the raster document is over the bounds (\(DocumentPages.maxPages) pages, "
-            + "\(DocumentPages.maxPixels >> 20) million pixels)")
+          "the raster document is over \(DocumentPages.maxPixels >> 20) million pixels to print")
       }
-      var bytes = [UInt8](repeating: 0, count: page.bytesPerLine * page.height)
-      let read = bytes.withUnsafeMutableBufferPointer {
-        LibCUPS.cupsRasterReadPixels(raster, $0.baseAddress, UInt32($0.count))
+      // One row of the header's bytes at a time, turned into gray as it comes: a page's raw
+      // bytes (up to 1 GiB) are never held, only its gray pixels when it is printed.
+      var gray = wanted ? [UInt8](repeating: 255, count: page.width * page.height) : []
+      var row = [UInt8](repeating: 0, count: page.bytesPerLine)
+      for y in 0..<page.height {
+        let read = row.withUnsafeMutableBufferPointer {
+          LibCUPS.cupsRasterReadPixels(raster, $0.baseAddress, UInt32($0.count))
+        }
+        guard read == UInt32(row.count) else {
+          throw PrintError.document("page \(number) of the raster document is truncated (row \(y + 1))")
+        }
+        if wanted { page.gray(row, into: &gray, at: y * page.width) }
       }
-      guard read == UInt32(bytes.count) else {
-        throw PrintError.document("page \(number) of the raster document is truncated")
-      }
-      guard options.includes(page: number) else { continue }
+      guard wanted else { continue }
       pages.append(
         DocumentPage(
-          image: GrayImage(width: page.width, height: page.height, pixels: page.gray(bytes)),
+          image: GrayImage(width: page.width, height: page.height, pixels: gray),
           width: Double(page.width) * 72 / Double(page.xResolution),
           length: Double(page.height) * 72 / Double(page.yResolution), isBilevel: page.bitsPerPixel == 1))
     }
@@ -98,32 +107,32 @@ enum RasterDocumentReader {
       guard valid, bytesPerLine == (width * bitsPerPixel + 7) / 8 else {
         throw fail("\(bitsPerColor) bits per color in \(bitsPerPixel) bits per pixel is not a layout receipt reads")
       }
+      guard bytesPerLine * height <= DocumentPages.maxPageBytes else {
+        throw fail(
+          "\(width) × \(height) pixels of \(bitsPerPixel) bits come to \((bytesPerLine * height) >> 20) MiB; "
+            + "a page may be at most \(DocumentPages.maxPageBytes >> 20) MiB")
+      }
     }
 
-    /// Rows of raw pixels as gray bytes (0 = black).
-    func gray(_ bytes: [UInt8]) -> [UInt8] {
-      var gray = [UInt8](repeating: 255, count: width * height)
+    /// One row of raw pixels (`bytes`) as gray bytes (0 = black), written into `gray` at `start`.
+    func gray(_ bytes: [UInt8], into gray: inout [UInt8], at start: Int) {
       let sample = bitsPerColor / 8  // bytes per color sample (16-bit: the big-endian high byte first)
-      for y in 0..<height {
-        let row = y * bytesPerLine
-        for x in 0..<width {
-          let value: Int
-          if bitsPerPixel == 1 {
-            let bit = Int(bytes[row + x >> 3] >> (7 - UInt8(x & 7)) & 1)
-            value = inkSpace ? (bit == 1 ? 0 : 255) : (bit == 1 ? 255 : 0)
-          } else {
-            let p = row + x * colors * sample
-            func c(_ i: Int) -> Int { Int(bytes[p + i * sample]) }
-            switch colors {
-            case 1: value = inkSpace ? 255 - c(0) : c(0)
-            case 3: value = (299 * c(0) + 587 * c(1) + 114 * c(2)) / 1000
-            default: value = max(0, 255 - (299 * c(0) + 587 * c(1) + 114 * c(2)) / 1000 - c(3))
-            }
+      for x in 0..<width {
+        let value: Int
+        if bitsPerPixel == 1 {
+          let bit = Int(bytes[x >> 3] >> (7 - UInt8(x & 7)) & 1)
+          value = inkSpace ? (bit == 1 ? 0 : 255) : (bit == 1 ? 255 : 0)
+        } else {
+          let p = x * colors * sample
+          func c(_ i: Int) -> Int { Int(bytes[p + i * sample]) }
+          switch colors {
+          case 1: value = inkSpace ? 255 - c(0) : c(0)
+          case 3: value = (299 * c(0) + 587 * c(1) + 114 * c(2)) / 1000
+          default: value = max(0, 255 - (299 * c(0) + 587 * c(1) + 114 * c(2)) / 1000 - c(3))
           }
-          gray[y * width + x] = UInt8(value)
         }
+        gray[start + x] = UInt8(value)
       }
-      return gray
     }
   }
 }

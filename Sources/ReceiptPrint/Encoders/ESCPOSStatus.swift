@@ -1,4 +1,5 @@
 public import Foundation
+import ReceiptModel
 
 #if canImport(Glibc)
   import Glibc
@@ -101,7 +102,9 @@ public struct ESCPOSStatus: Equatable, Sendable {
     let deadline = Date().addingTimeInterval(timeout)
     while replies.count < 4, deadline.timeIntervalSinceNow > 0 {
       var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      guard poll(&pfd, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { break }
+      guard
+        poll(&pfd, 1, Int32(clamping: max(1, deadline.timeIntervalSinceNow * 1000).clampedInt(.up, in: 1...60_000))) > 0
+      else { break }
       let n = Glibc.read(fd, &buffer, buffer.count)
       guard n > 0 else { break }
       replies += buffer[0..<n]

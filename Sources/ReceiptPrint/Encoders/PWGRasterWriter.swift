@@ -48,7 +48,7 @@ public struct PWGRasterWriter: Sendable {
 
   private func write(_ pages: [RasterImage], to raster: OpaquePointer, setup: PageSetup) throws {
     let dpi = setup.resolution.dpi
-    let width = Int32((setup.paper.width.millimetres * 100).rounded())
+    let width = Int32(clamping: (setup.paper.width.millimetres * 100).clampedInt())
     for page in pages {
       let length = Int32(Self.mediaLength(dots: page.height, dpi: dpi))
       guard let media = LibCUPS.pwgMediaForSize(width, length) else {

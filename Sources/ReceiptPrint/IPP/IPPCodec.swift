@@ -5,7 +5,7 @@ import ReceiptModel
 /// IPP's wire format, read and written by libcups (`ippReadIO`, `ippWriteIO` and its attribute
 /// accessors): no IPP encoding is written here, only the copy between libcups' `ipp_t` and
 /// ``IPPMessage``. Requests are untrusted: the attribute part is bounded (``maxAttributeBytes``)
-/// before libcups allocates for it, and libcups itself bounds values and collection nesting.
+/// and its framing checked by ``IPPFrameScanner`` (nesting, value count) before libcups reads it.
 public enum IPPCodec {
   /// The most bytes of attributes a request may have before its document (a Print-Job with every
   /// attribute a client sends is a few KiB).
@@ -15,6 +15,13 @@ public enum IPPCodec {
   /// Throws ``IPPCodecError`` when the bytes are not a whole IPP message.
   public static func decode(_ bytes: Data) throws -> (message: IPPMessage, documentOffset: Int) {
     try LibCUPS.load()
+    // The framing first: libcups sees only a whole attribute part of a shape it can read.
+    var scanner = IPPFrameScanner(limit: maxAttributeBytes)
+    switch scanner.scan(bytes) {
+    case .invalid(let why): throw IPPCodecError(why)
+    case .needMore: throw IPPCodecError("not a whole IPP message (\(bytes.count) bytes): the attributes do not end")
+    case .complete: break
+    }
     let source = IPPByteSource(bytes, limit: maxAttributeBytes)
     guard let ipp = LibCUPS.ippNew() else { throw IPPCodecError("libcups could not allocate a message") }
     defer { LibCUPS.ippDelete(ipp) }
@@ -245,7 +252,8 @@ extension IPPCodec {
       return LibCUPS.ippAddResolutions(
         ipp, group, name, count, perInch ? IPP_RES_PER_INCH : IPP_RES_PER_CM, xs, ys)
     case .dateTime(let date):
-      return LibCUPS.ippAddDate(ipp, group, name, LibCUPS.ippTimeToDate(time_t(date.timeIntervalSince1970)))
+      return LibCUPS.ippAddDate(
+        ipp, group, name, LibCUPS.ippTimeToDate(time_t(clamping: date.timeIntervalSince1970.clampedInt(.down))))
     case .octetString(let bytes):
       let attr = bytes.withUnsafeBytes {
         LibCUPS.ippAddOctetString(ipp, group, name, $0.baseAddress, Int32($0.count))

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptModel
 
 #if canImport(Glibc)
   import Glibc
@@ -50,7 +51,9 @@ final class RawChannel {
         let reading = readAllowedIn() == 0
         var pfd = pollfd(fd: fd, events: Int16(reading ? POLLOUT | POLLIN : POLLOUT), revents: 0)
         let wait = reading ? min(left, 1) : min(left, readAllowedIn())
-        guard poll(&pfd, 1, Int32((wait * 1000).rounded(.up))) > 0 else { continue }
+        guard poll(&pfd, 1, Int32(clamping: (wait * 1000).clampedInt(.up, in: 0...Int(Int32.max)))) > 0 else {
+          continue
+        }
         if pfd.revents & Int16(POLLIN) != 0, let input = try readAvailable() { try received(input) }
         guard pfd.revents & Int16(POLLOUT | POLLERR | POLLHUP) != 0 else { continue }
         let n = Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))

@@ -1,5 +1,6 @@
 public import Foundation
 public import ReceiptLayout
+import ReceiptModel
 
 #if canImport(Glibc)
   import Glibc
@@ -142,6 +143,9 @@ public struct SocketPrinter: StreamingPrinter {
 /// Sets a socket's send timeout (SO_SNDTIMEO) to `seconds`: two 64-bit fields (seconds,
 /// microseconds) as `struct timeval` has them on Linux.
 func setSendTimeout(_ fd: Int32, _ seconds: Double) {
-  var value: (Int, Int) = (Int(seconds), Int((seconds - seconds.rounded(.down)) * 1_000_000))
+  var value: (Int, Int) = (
+    seconds.clampedInt(.down, in: 0...Int(Int32.max)),
+    ((seconds - seconds.rounded(.down)) * 1_000_000).clampedInt(.down, in: 0...999_999)
+  )
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<(Int, Int)>.size))
 }

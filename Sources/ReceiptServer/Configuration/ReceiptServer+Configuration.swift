@@ -48,6 +48,8 @@ extension ReceiptServer {
     package var archive: URL?
     /// Days an archived PDF is kept; 0 keeps none.
     package var archiveDays: Int = 30
+    /// Days a finished document job keeps its document (see ``ReceiptSettings/documentDays``).
+    package var documentDays: Int = 7
     /// The IPP Everywhere / AirPrint front (nil: off).
     package var ipp: IPPConfiguration?
 
@@ -92,14 +94,23 @@ extension ReceiptServer {
     /// Whether the daemon listens on every address (`0.0.0.0` or `::`).
     package var listensEverywhere: Bool { ["0.0.0.0", "::", "*"].contains(host) }
 
-    /// The names `Host` may carry (see ``HostMiddleware``).
-    package var acceptedHostNames: Set<String> {
-      var names = Set(hostNames.map { $0.lowercased() })
-      if !listensEverywhere { names.insert(host.lowercased()) }
-      if isLoopback || listensEverywhere { names.formUnion(["localhost", "127.0.0.1", "::1"]) }
-      if listensEverywhere {
+    /// The names `Host` may carry on the API's listener (see ``HostMiddleware``).
+    package var acceptedHostNames: Set<String> { Self.acceptedHostNames(listening: host, aliases: hostNames) }
+
+    /// The names `Host` may carry on a listener at `host`: that address, the loopback names when
+    /// it is loopback or every address, the machine's name (and `.local`, as DNS-SD advertises
+    /// it) when it is every address, and the configured aliases.
+    package static func acceptedHostNames(listening host: String, aliases: [String]) -> Set<String> {
+      let everywhere = ["0.0.0.0", "::", "*"].contains(host)
+      // Any loopback address: clients name it `localhost` (libcups sends that for 127.0.0.2 too).
+      let loopback = host.hasPrefix("127.") || ["::1", "localhost"].contains(host)
+      var names = Set(aliases.map { $0.lowercased() })
+      if !everywhere { names.insert(host.lowercased()) }
+      if loopback || everywhere { names.formUnion(["localhost", "127.0.0.1", "::1"]) }
+      if everywhere {
         let machine = ProcessInfo.processInfo.hostName.lowercased()
-        names.formUnion([machine, machine + ".local"])
+        let short = machine.split(separator: ".").first.map(String.init) ?? machine
+        names.formUnion([machine, machine + ".local", short, short + ".local"])
       }
       return names
     }
@@ -139,8 +150,8 @@ extension ReceiptServer {
           throw ReceiptError(.data, "ippPort \(ipp.port) is the API's port; give the IPP printers a port of their own")
         }
       }
-      guard failoverAfter >= 0, (0...36500).contains(archiveDays) else {
-        throw ReceiptError(.data, "failoverAfter must be ≥ 0 seconds and archiveDays 0…36500")
+      guard failoverAfter >= 0, (0...36500).contains(archiveDays), (0...36500).contains(documentDays) else {
+        throw ReceiptError(.data, "failoverAfter must be ≥ 0 seconds, archiveDays and documentDays 0…36500")
       }
       try ReceiptEngine.checkRoutes(routes, printers: names, templates: templates)
       for name in hostNames where name.isEmpty || name.contains(where: { $0 == "/" || $0 == ":" || $0 == " " }) {

@@ -58,6 +58,7 @@ extension ReceiptServer.Configuration {
     failoverAfter = settings.failoverAfter ?? 30
     archive = settings.archive.map { URL(fileURLWithPath: $0) }
     archiveDays = settings.archiveDays ?? 30
+    documentDays = settings.documentDays ?? 7
     if settings.ipp ?? true {
       // Beside the API: its port + 2 (8633), or a free one when the API takes a free one.
       let apiPort = settings.port ?? 8631

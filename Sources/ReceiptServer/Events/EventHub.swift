@@ -43,7 +43,11 @@ final class EventHub: Sendable {
   /// daemon's connections (2,048 once locked the API out).
   let maxSubscribers: Int
 
-  init(boot: String = String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36), maxSubscribers: Int = 64) {
+  init(
+    boot: String = String(
+      UInt64(clamping: (Date().timeIntervalSince1970 * 1000).clampedInt(.down, in: 0...Int.max)), radix: 36),
+    maxSubscribers: Int = 64
+  ) {
     self.boot = boot
     self.maxSubscribers = max(1, maxSubscribers)
   }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 import ReceiptModel
 
 /// Keeps clients from holding the daemon's connections:
@@ -8,7 +9,10 @@ import ReceiptModel
 ///   every byte, so clients that trickle bytes ("slowloris") would hold a connection for ever;
 /// - when more than `maxConnections` are open, the connection that has waited longest without
 ///   a request is closed to make room, so idle connections (1,100 of them stopped the API
-///   before) never keep a till from being answered. Connections in a request are never closed.
+///   before) never keep a till from being answered; when none is idle, the slowest of those
+///   still sending a request below ``ConnectionRegistry/minimumBodyRate`` (520 connections each
+///   holding a body back locked the IPP printers out for 36 s). Requests being answered are
+///   never closed.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPRequestPart
   typealias InboundOut = HTTPRequestPart
@@ -26,6 +30,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
   }
 
   func handlerAdded(context: ChannelHandlerContext) {
+    // The request head's form is settled before it becomes an HTTPTypes request.
+    let pipeline = context.pipeline.syncOperations
+    if let codec = try? pipeline.handler(type: HTTP1ToHTTPServerCodec.self) {
+      try? pipeline.addHandler(RequestHeadNormalizer(), position: .before(codec))
+    }
     if context.channel.isActive { start(context) }
   }
 
@@ -61,8 +70,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     case .head:
       registry.busy(context.channel)
       arm(context, in: timeout * 4)  // the rest of the request
-    case .end: disarm()  // the answer is up to the daemon
-    case .body: break
+    case .end:
+      disarm()  // the answer is up to the daemon
+      registry.answering(context.channel)
+    case .body(let bytes): registry.received(context.channel, bytes: bytes.readableBytes)
     }
     context.fireChannelRead(data)
   }
@@ -87,12 +98,16 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
   }
 }
 
-/// The daemon's open connections and which of them wait without a request.
+/// The daemon's open connections: which of them wait without a request, and how fast those in
+/// the middle of a request send it.
 final class ConnectionRegistry: Sendable {
   private struct Entry {
     var channel: any Channel
     /// When it last became idle (a counter, not a clock); nil while it is in a request.
     var idleSince: UInt64?
+    /// While it sends a request: when its head came (uptime, ns) and the body bytes since.
+    var receivingSince: UInt64?
+    var received = 0
   }
 
   private struct State {
@@ -102,6 +117,11 @@ final class ConnectionRegistry: Sendable {
 
   private let state = Locked(State())
   let maxConnections: Int
+  /// Bytes a second below which a request still arriving may be closed to make room: a client
+  /// that holds a body back (one byte at a time, or none) is not a client sending a document.
+  static let minimumBodyRate = 4096
+  /// A request is judged by its rate only after this long (ns).
+  static let rateGrace: UInt64 = 1_000_000_000
 
   init(maxConnections: Int) {
     self.maxConnections = maxConnections
@@ -110,28 +130,64 @@ final class ConnectionRegistry: Sendable {
   /// Open connections.
   var count: Int { state.withLock { $0.entries.count } }
 
+  /// A new connection. Beyond `maxConnections` one connection is closed to make room: the one
+  /// that has waited longest without a request, else the slowest of those sending a request
+  /// below ``minimumBodyRate``. A request the daemon is answering is never closed.
   func opened(_ channel: any Channel) {
+    let now = NIODeadline.now().uptimeNanoseconds
     let evict: (any Channel)? = state.withLock { state in
       state.tick += 1
-      state.entries[ObjectIdentifier(channel)] = Entry(channel: channel, idleSince: state.tick)
+      let id = ObjectIdentifier(channel)
+      state.entries[id] = Entry(channel: channel, idleSince: state.tick)
       guard state.entries.count > maxConnections else { return nil }
-      let oldest = state.entries.filter { $0.key != ObjectIdentifier(channel) && $0.value.idleSince != nil }
-        .min { $0.value.idleSince! < $1.value.idleSince! }
-      guard let oldest else { return nil }
-      state.entries[oldest.key] = nil
-      return oldest.value.channel
+      guard let victim = Self.victim(among: state.entries, sparing: id, now: now) else { return nil }
+      return state.entries.removeValue(forKey: victim)?.channel
     }
     evict?.close(promise: nil)
   }
 
+  /// The connection to close to make room (see ``opened(_:)``), never `spared`.
+  private static func victim(
+    among entries: [ObjectIdentifier: Entry], sparing spared: ObjectIdentifier, now: UInt64
+  ) -> ObjectIdentifier? {
+    var idlest: (key: ObjectIdentifier, since: UInt64)?
+    var slowest: (key: ObjectIdentifier, rate: Double)?
+    for (key, entry) in entries where key != spared {
+      if let since = entry.idleSince {
+        if since < idlest?.since ?? .max { idlest = (key, since) }
+      } else if let since = entry.receivingSince, now > since + rateGrace {
+        let rate = Double(entry.received) * 1e9 / Double(now - since)
+        if rate < Double(minimumBodyRate), rate < slowest?.rate ?? .infinity { slowest = (key, rate) }
+      }
+    }
+    return idlest?.key ?? slowest?.key
+  }
+
+  /// A request's head came: it is in a request, receiving.
   func busy(_ channel: any Channel) {
-    state.withLock { $0.entries[ObjectIdentifier(channel)]?.idleSince = nil }
+    let now = NIODeadline.now().uptimeNanoseconds
+    state.withLock {
+      $0.entries[ObjectIdentifier(channel)]?.idleSince = nil
+      $0.entries[ObjectIdentifier(channel)]?.receivingSince = now
+      $0.entries[ObjectIdentifier(channel)]?.received = 0
+    }
+  }
+
+  /// Body bytes of the request in progress came.
+  func received(_ channel: any Channel, bytes: Int) {
+    state.withLock { $0.entries[ObjectIdentifier(channel)]?.received += bytes }
+  }
+
+  /// The request came whole: the daemon answers it (it is not closed for its pace any more).
+  func answering(_ channel: any Channel) {
+    state.withLock { $0.entries[ObjectIdentifier(channel)]?.receivingSince = nil }
   }
 
   func idle(_ channel: any Channel) {
     state.withLock { state in
       state.tick += 1
       state.entries[ObjectIdentifier(channel)]?.idleSince = state.tick
+      state.entries[ObjectIdentifier(channel)]?.receivingSince = nil
     }
   }
 

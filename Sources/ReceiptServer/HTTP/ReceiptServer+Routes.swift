@@ -111,6 +111,11 @@ extension ReceiptServer {
     }
     var source = original
     if let first = original.reprintOf, let found = try await store.job(first) { source = found }
+    guard !source.documentRemoved else {
+      throw Problem.conflict(
+        "job \(id) cannot be reprinted: its document was removed \(configuration.documentDays) days after it ended (documentDays)"
+      )
+    }
     let (job, created) = try await store.reprint(source, idempotencyKey: key)
     guard created || job.reprintOf == source.id else {
       throw Problem.conflict(
@@ -189,6 +194,11 @@ extension ReceiptServer {
   private func retry(_ id: String) async throws -> Response {
     guard let job = try await store.retry(id) else { throw Problem.notFound("no job \(id)") }
     guard job.state == .queued else {
+      if job.documentRemoved {
+        throw Problem.conflict(
+          "job \(id) cannot be retried: its document was removed \(configuration.documentDays) days after it ended (documentDays)"
+        )
+      }
       throw Problem.conflict("job \(id) is \(job.state.rawValue); only failed or dead jobs are retried")
     }
     return json(JobResponse(job))

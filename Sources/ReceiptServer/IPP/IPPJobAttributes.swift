@@ -1,10 +1,18 @@
 import Foundation
 import ReceiptKit
+import ReceiptModel
 
 /// A queue job as IPP describes it (RFC 8011 5.3): its state is the queue's, so a job an IPP
 /// client sent reads `completed` only once its printer printed it (a raw printer that confirms
 /// prints has said so), `pending` while the printer is out of paper, and so on.
 enum IPPJobAttributes {
+  /// What only a job's sender is told of it.
+  static let privateAttributes: Set<String> = ["job-name", "job-originating-user-name"]
+
+  /// Whether `user` (an IPP request's `requesting-user-name`) sent `job`: jobs of the REST API
+  /// (no user) are nobody's over IPP.
+  static func owns(_ user: String, _ job: Job) -> Bool { job.user == user }
+
   /// IPP `job-state` and `job-state-reasons` of a queue state.
   static func state(_ job: Job, printerStopped: Bool) -> (state: Int32, reasons: [String]) {
     switch job.state {
@@ -21,14 +29,16 @@ enum IPPJobAttributes {
   }
 
   /// Every attribute of a job; `requested` narrows them (nil: the Get-Job-Attributes default, all).
+  /// The job's name and its user are its sender's: `private` (another user asks) leaves them
+  /// out, as CUPS' default `JobPrivateValues` does.
   static func attributes(
     _ job: Job, printerURI: String, upTime: Int32, started: Date, intervening: Int?, printerStopped: Bool,
-    requested: Set<String>?
+    requested: Set<String>?, private: Bool = false
   ) -> [IPPAttribute] {
     let (state, reasons) = state(job, printerStopped: printerStopped)
     func seconds(_ date: Date?) -> IPPValue {
       guard let date else { return .outOfBand(.noValue) }
-      return .integer(Int32(clamping: Int(date.timeIntervalSince(started).rounded()) + 1))
+      return .integer(Int32(clamping: date.timeIntervalSince(started).clampedInt(in: 0...Int(Int32.max) - 1) + 1))
     }
     func date(_ date: Date?) -> IPPValue { date.map(IPPValue.dateTime) ?? .outOfBand(.noValue) }
     let finished = [.completed, .canceled, .failed, .dead].contains(job.state) ? job.updatedAt : nil
@@ -59,6 +69,7 @@ enum IPPJobAttributes {
     if let intervening {
       all.append(IPPAttribute("number-of-intervening-jobs", .integer(Int32(clamping: intervening))))
     }
+    if `private` { all.removeAll { Self.privateAttributes.contains($0.name) } }
     guard var requested, !requested.contains("all"), !requested.contains("job-description") else { return all }
     if requested.contains("job-template") { requested.insert("copies") }
     return all.filter { requested.contains($0.name) }

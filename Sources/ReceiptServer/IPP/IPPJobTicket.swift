@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptKit
+import ReceiptModel
 
 /// What an IPP client asked of a job (its job template and operation attributes), checked against
 /// what the printer supports. Values it cannot honour are returned in the unsupported group; with
@@ -18,7 +19,7 @@ struct IPPJobTicket {
   var unsupported: [IPPAttribute] = []
 
   init(_ request: IPPRequest, printer: IPPPrinter, templates: [String]) throws {
-    if let name = request.operationAttribute("job-name")?.string { jobName = String(name.prefix(255)) }
+    if let name = request.operationAttribute("job-name")?.string { jobName = IPPRequest.printable(name) }
     if let format = request.operationAttribute("document-format")?.string?.lowercased() {
       guard IPPPrinter.formats.contains(format) else {
         throw IPPFailure(
@@ -98,10 +99,11 @@ struct IPPJobTicket {
     if media == printer.defaultMedia { return IPPPrinter.defaultLength }
     // `…_WIDTHxLENGTHmm`: the last part of a self-describing name.
     guard media.hasSuffix("mm"), let size = media.split(separator: "_").last?.dropLast(2) else { return nil }
+    // Numbers a client wrote (`1e300`, `nan`, `inf`): checked before they become integers.
     let parts = size.split(separator: "x").compactMap { Double($0) }
-    guard parts.count == 2, Int((parts[0] * 100).rounded()) == printer.paperWidth else { return nil }
-    let length = Int((parts[1] * 100).rounded())
-    guard (IPPPrinter.minimumLength...IPPPrinter.maximumLength).contains(length) else { return nil }
+    guard parts.count == 2, (parts[0] * 100).roundedInt(in: 1...1_000_000) == printer.paperWidth,
+      let length = (parts[1] * 100).roundedInt(in: IPPPrinter.minimumLength...IPPPrinter.maximumLength)
+    else { return nil }
     self.length = length
     return length
   }

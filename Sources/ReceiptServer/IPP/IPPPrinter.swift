@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import ReceiptKit
+import ReceiptModel
 
 /// A configured printer as an IPP Everywhere / AirPrint roll printer: what its head and roll
 /// are, in IPP's units (hundredths of millimetres, dots per inch), and the attributes clients
@@ -27,11 +28,11 @@ struct IPPPrinter: Sendable {
     self.config = config
     let paper = config.roll
     dpi = config.model?.dpi ?? 203
-    paperWidth = Int((paper.width.millimetres * 100).rounded())
+    paperWidth = (paper.width.millimetres * 100).clampedInt()
     if let dots = config.model?.paper[paper.name] {
       printableWidth = dots * 2540 / dpi
     } else {
-      printableWidth = Int((paper.printableWidth.millimetres * 100).rounded(.down))
+      printableWidth = (paper.printableWidth.millimetres * 100).clampedInt(.down)
     }
     let digest = Array(SHA256.hash(data: Data("receipt:\(machine):\(config.name)".utf8)))
     var bytes = Array(digest.prefix(16))

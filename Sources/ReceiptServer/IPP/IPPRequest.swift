@@ -59,7 +59,7 @@ struct IPPFailure: Error {
 struct IPPRequest {
   let message: IPPMessage
   /// The bytes after the attributes (the document of Print-Job and Send-Document).
-  let document: Data
+  let document: IPPDocument
 
   var operation: Int { message.code }
   var operationAttributes: [IPPAttribute] { message.attributes(in: .operation) }
@@ -68,17 +68,33 @@ struct IPPRequest {
   /// The first operation attribute named `name`.
   func operationAttribute(_ name: String) -> IPPAttribute? { operationAttributes.first { $0.name == name } }
 
-  /// `requesting-user-name`, or "anonymous".
+  /// `requesting-user-name`, or "anonymous": what the client says (IPP has no authentication
+  /// here), printable — a newline in it would forge lines in the daemon's log.
   var user: String {
-    let name = operationAttribute("requesting-user-name")?.string?.trimmingCharacters(in: .whitespaces) ?? ""
-    return name.isEmpty ? "anonymous" : String(name.prefix(255))
+    let name = Self.printable(operationAttribute("requesting-user-name")?.string ?? "")
+      .trimmingCharacters(in: .whitespaces)
+    return name.isEmpty ? "anonymous" : name
+  }
+
+  /// A client's text as it may appear in logs, messages and stored names: control characters
+  /// (line breaks, escapes, C1 controls, line and paragraph separators) as `?`, at most
+  /// `limit` characters.
+  static func printable(_ text: String, limit: Int = 255) -> String {
+    var result = ""
+    for scalar in text.unicodeScalars.prefix(limit) {
+      let control =
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028
+        || scalar.value == 0x2029
+      result.unicodeScalars.append(control ? "?" : scalar)
+    }
+    return result
   }
 
   /// The IPP versions answered (1.0 to 2.2).
   static let versions = [10, 11, 20, 21, 22]
 
   /// Checks the request's frame; throws the status RFC 8011 gives for each fault.
-  init(message: IPPMessage, document: Data) throws {
+  init(message: IPPMessage, document: IPPDocument) throws {
     self.message = message
     self.document = document
     guard Self.versions.contains(message.version) else {
@@ -110,8 +126,10 @@ struct IPPRequest {
   /// The job a job operation names: `job-uri`, or `printer-uri` with `job-id`.
   func jobID() throws -> Int64 {
     if let uri = operationAttribute("job-uri")?.string {
-      guard let last = uri.split(separator: "/").last, let id = Int64(last), id > 0 else {
-        throw IPPFailure(.badRequest, "job-uri \(uri) does not end in a job id")
+      // A job-id is an IPP integer (1…2³¹−1): anything larger names no job (and must not reach
+      // arithmetic on sequence numbers).
+      guard let last = uri.split(separator: "/").last, let id = Int64(last), (1...Int64(Int32.max)).contains(id) else {
+        throw IPPFailure(.badRequest, "job-uri \(Self.printable(uri)) does not end in a job id (1…2147483647)")
       }
       return id
     }

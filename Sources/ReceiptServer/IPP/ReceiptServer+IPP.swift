@@ -21,6 +21,8 @@ extension ReceiptServer {
   )? {
     guard let ipp = configuration.ipp else { return nil }
     let router = Router()
+    // DNS rebinding: only this listener's names in `Host` (421 otherwise), as on the API.
+    router.middlewares.add(HostMiddleware(ipp: ipp, aliases: configuration.hostNames))
     router.post("ipp/print/:name") { request, context in
       try await self.ipp(request, printer: context.parameters.require("name"))
     }
@@ -44,40 +46,68 @@ extension ReceiptServer {
       router: router, server: .http1(configuration: http1),
       configuration: .init(
         address: .hostname(ipp.host, port: ipp.port), serverName: "receipt",
-        availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections, logger: logger)),
+        // Beyond maxConnections ConnectionGuard closes idle or stalled connections to make room;
+        // the hard cap only protects file descriptors.
+        availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections * 4, logger: logger)),
       onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) }, logger: logger)
   }
 
   /// One IPP request: HTTP POST of `application/ipp`, the answer always HTTP 200 with the IPP
   /// status inside (RFC 8010); transport faults (a body over the limit, another content type)
-  /// are HTTP errors.
+  /// are HTTP errors. The attributes are read as they arrive and checked (``IPPFrameScanner``)
+  /// before libcups sees them; the document after them goes to a spool file as it arrives
+  /// (``IPPDocument``), never whole into memory.
   private func ipp(_ request: Request, printer name: String?) async throws -> Response {
     guard let ipp = configuration.ipp else { throw HTTPError(.notFound) }
     guard request.headers[.contentType]?.lowercased().hasPrefix("application/ipp") == true else {
       throw HTTPError(.unsupportedMediaType, message: "IPP requests are POSTed as application/ipp")
     }
-    let body: Data
-    do {
-      body = Data(buffer: try await request.body.collect(upTo: ipp.maxDocumentBytes + IPPCodec.maxAttributeBytes))
-    } catch {
-      throw HTTPError(.contentTooLarge, message: "the document is over \(ipp.maxDocumentBytes) bytes")
+    var body = request.body.makeAsyncIterator()
+    var attributes = Data()
+    var scanner = IPPFrameScanner(limit: IPPCodec.maxAttributeBytes)
+    var framing = IPPFrameScanner.Result.needMore
+    while framing == .needMore, let chunk = try await body.next() {
+      attributes.append(contentsOf: chunk.readableBytesView)
+      framing = scanner.scan(attributes)
+    }
+    guard case .complete(let length) = framing else {
+      // Not an IPP message receipt reads: answered at once (the rest of the body is read and
+      // dropped as it comes, never kept, so the client gets the answer).
+      let why: String
+      if case .invalid(let reason) = framing { why = reason } else { why = "the request ends inside its attributes" }
+      return try Self.ippResponse(Self.ippAnswer(.badRequest, requestID: 1, message: why))
+    }
+    let spool = try IPPDocument.Spool(directory: Self.spoolDirectory, limit: ipp.maxDocumentBytes)
+    // Over the bound: answered at once (the rest is read and dropped, never kept).
+    let tooLarge = HTTPError(.contentTooLarge, message: "the document is over \(ipp.maxDocumentBytes) bytes")
+    guard try attributes.dropFirst(length).withUnsafeBytes({ try spool.append($0) }) else { throw tooLarge }
+    while let chunk = try await body.next() {
+      guard try chunk.withUnsafeReadableBytes({ try spool.append($0) }) else { throw tooLarge }
     }
     let host = request.head.authority ?? "\(ipp.host):\(ipp.port)"
     let answer: IPPMessage
     do {
-      let (message, offset) = try IPPCodec.decode(body)
-      answer = await respond(to: message, document: body.dropFirst(offset), printer: name, host: host)
+      let (message, _) = try IPPCodec.decode(attributes.prefix(length))
+      answer = await respond(to: message, document: spool.document(), printer: name, host: host)
     } catch {
       // Not an IPP message at all: an IPP answer with no request id to echo.
       answer = Self.ippAnswer(.badRequest, requestID: 1, message: "\(error)")
     }
+    return try Self.ippResponse(answer)
+  }
+
+  /// Where IPP documents are spooled while they arrive (unnamed files: nothing stays there).
+  static var spoolDirectory: String { ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp" }
+
+  /// An IPP answer as HTTP: 200, `application/ipp`.
+  static func ippResponse(_ answer: IPPMessage) throws -> Response {
     let bytes = try IPPCodec.encode(answer)
     return Response(
       status: .ok, headers: [.contentType: "application/ipp"], body: .init(byteBuffer: ByteBuffer(data: bytes)))
   }
 
   /// The answer to a read request.
-  private func respond(to message: IPPMessage, document: Data, printer name: String?, host: String) async
+  private func respond(to message: IPPMessage, document: IPPDocument, printer name: String?, host: String) async
     -> IPPMessage
   {
     var answer = await answer(to: message, document: document, printer: name, host: host)
@@ -86,7 +116,7 @@ extension ReceiptServer {
     return answer
   }
 
-  private func answer(to message: IPPMessage, document: Data, printer name: String?, host: String) async
+  private func answer(to message: IPPMessage, document: IPPDocument, printer name: String?, host: String) async
     -> IPPMessage
   {
     do {
@@ -169,7 +199,7 @@ extension ReceiptServer {
     let printer = IPPPrinter(config, machine: "fuzz")
     var answer = ippAnswer(.ok, requestID: message.requestID)
     do {
-      let request = try IPPRequest(message: message, document: bytes.dropFirst(offset))
+      let request = try IPPRequest(message: message, document: IPPDocument(bytes.dropFirst(offset)))
       let ticket = try IPPJobTicket(request, printer: printer, templates: ["receipt"])
       answer.groups.append(IPPAttributeGroup(.unsupported, ticket.unsupported))
       answer.groups.append(

@@ -13,7 +13,7 @@ extension ReceiptServer {
       return Self.ippAnswer(.ok, requestID: 0)
     case .validateJob:
       let ticket = try ticket(context)
-      _ = try documentFormat(ticket, data: nil)
+      _ = try documentFormat(ticket, document: nil)
       return ok(ticket)
     case .printJob: return try await printJob(context)
     case .createJob: return try await createJob(context)
@@ -33,10 +33,10 @@ extension ReceiptServer {
 
   /// The document's format: the one given (checked against the bytes when they say otherwise),
   /// or what the bytes are (`application/octet-stream`, or none given).
-  private func documentFormat(_ ticket: IPPJobTicket, data: Data?) throws -> DocumentFormat? {
+  private func documentFormat(_ ticket: IPPJobTicket, document: IPPDocument?) throws -> DocumentFormat? {
     let given = ticket.format.flatMap(DocumentFormat.init(rawValue:))
-    guard let data else { return given }
-    let sniffed = DocumentFormat.sniff(data)
+    guard let document else { return given }
+    let sniffed = DocumentFormat.sniff(try document.prefix(4096))
     if let given {
       if let sniffed, sniffed != given {
         throw IPPFailure(.documentFormatError, "the document is \(sniffed.rawValue), not \(given.rawValue)")
@@ -52,7 +52,9 @@ extension ReceiptServer {
   }
 
   /// The queue request of a job with its document (nil: Create-Job, the document comes later).
-  private func jobRequest(_ context: IPPContext, _ ticket: IPPJobTicket, document: Data?) throws -> JobRequest {
+  /// The document is read into memory here, to be stored: call it holding a permit of
+  /// ``IPPDocument/storing``.
+  private func jobRequest(_ context: IPPContext, _ ticket: IPPJobTicket, document: IPPDocument?) throws -> JobRequest {
     var request = JobRequest(printer: context.printer.name, template: "", data: Data(), copies: ticket.copies)
     request.jobName = ticket.jobName
     request.user = context.request.user
@@ -65,42 +67,57 @@ extension ReceiptServer {
       return request
     }
     guard !document.isEmpty else { throw IPPFailure(.badRequest, "the request has no document") }
-    let format = try documentFormat(ticket, data: document)
+    let format = try documentFormat(ticket, document: document)
     if format == .order {
-      try checkOrder(document, ticket: ticket)
+      request.data = try checkOrder(document, ticket: ticket)
       request.template = ticket.template ?? ""
     } else {
       request.documentFormat = format?.rawValue
+      request.data = try document.data()
     }
-    request.data = document
     return request
   }
 
   /// An order sent as a document: it needs its template, and is JSON within the API's bound.
-  private func checkOrder(_ data: Data, ticket: IPPJobTicket) throws {
+  private func checkOrder(_ document: IPPDocument, ticket: IPPJobTicket) throws -> Data {
     guard ticket.template != nil else {
       throw IPPFailure(
         .badRequest, "an order (application/vnd.receipt+json) needs the job attribute template naming its template")
     }
-    guard data.count <= configuration.maxBodyBytes else {
+    guard document.count <= configuration.maxBodyBytes else {
       throw IPPFailure(.requestEntityTooLarge, "the order is over \(configuration.maxBodyBytes) bytes")
     }
+    let data = try document.data()
     do {
       _ = try JSONParser.parseObject(data, name: "order")
     } catch {
       throw IPPFailure(.documentFormatError, "the order is not a JSON object: \(error)")
     }
+    return data
   }
 
   private func printJob(_ context: IPPContext) async throws -> IPPMessage {
     let ticket = try ticket(context)
-    let request = try jobRequest(context, ticket, document: context.request.document)
-    let (job, _) = try await store.accept(request, idempotencyKey: nil)
-    return ok(ticket, job: job, context)
+    return try await IPPDocument.storing.withPermit {
+      let request = try jobRequest(context, ticket, document: context.request.document)
+      let (job, _) = try await store.accept(request, idempotencyKey: nil)
+      return ok(ticket, job: job, context)
+    }
   }
+
+  /// Jobs a printer may have waiting for their document (Create-Job) at once: clients send the
+  /// document right after, so more are a client that never does.
+  static let ippMaxHeldJobs = 64
 
   private func createJob(_ context: IPPContext) async throws -> IPPMessage {
     let ticket = try ticket(context)
+    let held = try await store.counts()[context.printer.name]?["held"] ?? 0
+    guard held < Self.ippMaxHeldJobs else {
+      throw IPPFailure(
+        .busy,
+        "printer \(context.printer.name) has \(held) jobs waiting for their documents; send those first or try again later"
+      )
+    }
     let (job, _) = try await store.accept(try jobRequest(context, ticket, document: nil), idempotencyKey: nil)
     return ok(ticket, job: job, context)
   }
@@ -112,7 +129,7 @@ extension ReceiptServer {
     }
     guard job.state == .held else {
       throw IPPFailure(
-        job.documentFormat != nil || !job.data.isEmpty ? .multipleDocumentJobsNotSupported : .notPossible,
+        [.queued, .printing, .completed].contains(job.state) ? .multipleDocumentJobsNotSupported : .notPossible,
         "job \(job.sequence) is \(job.state.rawValue); it takes one document")
     }
     let document = context.request.document
@@ -123,13 +140,15 @@ extension ReceiptServer {
     var ticket = try ticket(context)
     ticket.format = ticket.format ?? job.documentFormat
     ticket.template = job.template.isEmpty ? nil : job.template
-    let format = try documentFormat(ticket, data: document)
-    if format == .order { try checkOrder(document, ticket: ticket) }
-    guard
-      let (released, _) = try await store.release(
-        job.id, data: document, documentFormat: format == .order ? nil : format?.rawValue)
-    else { throw IPPFailure(.notFound, "job \(job.sequence) is gone") }
-    return ok(ticket, job: released, context)
+    let format = try documentFormat(ticket, document: document)
+    return try await IPPDocument.storing.withPermit {
+      let data = format == .order ? try checkOrder(document, ticket: ticket) : try document.data()
+      guard
+        let (released, _) = try await store.release(
+          job.id, data: data, documentFormat: format == .order ? nil : format?.rawValue)
+      else { throw IPPFailure(.notFound, "job \(job.sequence) is gone") }
+      return ok(ticket, job: released, context)
+    }
   }
 
   private func closeJob(_ context: IPPContext) async throws -> IPPMessage {
@@ -144,9 +163,6 @@ extension ReceiptServer {
       throw IPPFailure(
         .notPossible,
         job.state == .printing ? "job \(job.sequence) is printing" : "job \(job.sequence) is \(job.state.rawValue)")
-    }
-    guard job.user == context.request.user else {
-      throw IPPFailure(.notAuthorized, "job \(job.sequence) belongs to \(job.user ?? "the REST API")")
     }
     _ = try await store.cancel(job.id)
     return Self.ippAnswer(.ok, requestID: 0)
@@ -164,18 +180,27 @@ extension ReceiptServer {
     return Self.ippAnswer(.ok, requestID: 0)
   }
 
-  /// The job a job operation names, on the request's printer.
+  /// The job a job operation that changes it names, on the request's printer: only the user who
+  /// sent it (`requesting-user-name`) may (``IPPJobAttributes/owns(_:_:)``).
   private func ownJob(_ context: IPPContext) async throws -> Job {
     let sequence = try context.request.jobID()
     guard let job = try await ippJob(sequence), job.printer == context.printer.name else {
       throw IPPFailure(.notFound, "no job \(sequence) on printer \(context.printer.name)")
+    }
+    guard IPPJobAttributes.owns(context.request.user, job) else {
+      throw IPPFailure(
+        .notAuthorized,
+        "job \(sequence) belongs to \(job.user == nil ? "the REST API" : "another user"), not \(context.request.user)")
     }
     return job
   }
 
   /// The job with an IPP job-id (its queue sequence).
   func ippJob(_ sequence: Int64) async throws -> Job? {
-    try await store.jobs(state: nil, printer: nil, limit: 1, before: sequence + 1).first { $0.sequence == sequence }
+    guard sequence > 0, sequence < Int64.max else { return nil }
+    return try await store.jobs(state: nil, printer: nil, limit: 1, before: sequence + 1).first {
+      $0.sequence == sequence
+    }
   }
 
   /// Success, with the attributes the printer could not honour and the new job's description.

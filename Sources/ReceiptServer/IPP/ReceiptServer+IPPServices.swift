@@ -17,15 +17,21 @@ extension ReceiptServer {
   }
 
   /// Fails the held jobs (Create-Job) whose document has not come within ``ippHeldTimeout`` of
-  /// `now`; returns how many.
+  /// `now`, oldest first, all of them (500 at a time); returns how many.
   func abandonLateHeldJobs(now: Date = Date()) async -> Int {
     let limit = now.addingTimeInterval(-TimeInterval(Self.ippHeldTimeout))
-    guard let held = try? await store.jobs(state: .held, printer: nil, limit: 500, before: nil) else { return 0 }
+    let reason = "no document arrived within \(Self.ippHeldTimeout) s of Create-Job"
     var count = 0
-    for job in held where job.createdAt < limit {
-      let reason = "no document arrived within \(Self.ippHeldTimeout) s of Create-Job"
-      if (try? await store.abandon(job.id, reason: reason, now: now)) != nil { count += 1 }
-      logger.info("job \(job.id): \(reason); failed")
+    while let late = try? await store.sweepable(.heldSince(limit), limit: 500), !late.isEmpty {
+      var progressed = false
+      for job in late {
+        guard let abandoned = try? await store.abandon(job.id, reason: reason, now: now), abandoned.state != .held
+        else { continue }
+        progressed = true
+        count += 1
+        logger.info("job \(job.id): \(reason); failed")
+      }
+      if !progressed { break }  // the store cannot write: the next pass tries again
     }
     return count
   }

@@ -1,12 +1,15 @@
 import Foundation
 import Hummingbird
 import ReceiptKit
+import ReceiptModel
 
 /// The IPP operations that read: the printer's attributes and state, jobs and their attributes,
 /// and the printer's web page (its `printer-more-info`).
 extension ReceiptServer {
   /// Seconds the IPP front has been up (IPP times count from it; always above 0).
-  var upTime: Int32 { Int32(clamping: Int(Date().timeIntervalSince(startedAt)) + 1) }
+  var upTime: Int32 {
+    Int32(clamping: Date().timeIntervalSince(startedAt).clampedInt(.down, in: 0...Int(Int32.max) - 1) + 1)
+  }
 
   /// The printer's state as IPP gives it, from its worker: stopped with the printer's reasons
   /// while it holds its queue (paper out, cover open), processing while a job prints.
@@ -80,7 +83,8 @@ extension ReceiptServer {
         .job,
         IPPJobAttributes.attributes(
           job, printerURI: context.printerURI, upTime: upTime, started: startedAt, intervening: intervening,
-          printerStopped: stopped, requested: context.request.requestedAttributes)))
+          printerStopped: stopped, requested: context.request.requestedAttributes,
+          private: !IPPJobAttributes.owns(context.request.user, job))))
     return answer
   }
 
@@ -118,7 +122,7 @@ extension ReceiptServer {
           .job,
           IPPJobAttributes.attributes(
             job, printerURI: context.printerURI, upTime: upTime, started: startedAt, intervening: nil,
-            printerStopped: stopped, requested: requested)))
+            printerStopped: stopped, requested: requested, private: !IPPJobAttributes.owns(request.user, job))))
     }
     return answer
   }

@@ -117,13 +117,30 @@ extension Job {
     return true
   }
 
-  /// A failed or dead job back in its queue with fresh attempts; false unless failed or dead.
+  /// A failed or dead job back in its queue with fresh attempts; false unless failed or dead and
+  /// still printable (a document job whose document was removed is not).
   mutating func retry(now: Date) -> Bool {
-    guard state == .failed || state == .dead else { return false }
+    guard state == .failed || state == .dead, !documentRemoved else { return false }
     state = .queued
     attempts = 0
     notBefore = now
     updatedAt = now
+    return true
+  }
+
+  /// Whether the job has ended: printed, failed, dead or canceled.
+  var isFinished: Bool { [.completed, .failed, .dead, .canceled].contains(state) }
+
+  /// A document job whose document was removed after its retention (``dropDocument()``). Only
+  /// meaningful on a job loaded whole (lists are read without documents).
+  var documentRemoved: Bool { documentFormat != nil && data.isEmpty }
+
+  /// A finished document job's document removed after the retention (`documentDays`): its
+  /// record stays (state, error, times), it can no longer be retried. False unless it is a
+  /// finished document job that still has its document.
+  mutating func dropDocument() -> Bool {
+    guard documentFormat != nil, !data.isEmpty, isFinished else { return false }
+    data = Data()
     return true
   }
 
@@ -183,6 +200,11 @@ extension JobRequest {
     request.label = original.label
     request.reprintOf = original.id
     request.reprint = number
+    // A document job prints its document again, as it was sent.
+    request.documentFormat = original.documentFormat
+    request.jobName = original.jobName
+    request.user = original.user
+    request.printOptions = original.printOptions
     return request
   }
 }

@@ -47,8 +47,12 @@ protocol JobStore: Sendable {
   // MARK: Reads
 
   func job(_ id: String) async throws -> Job?
-  /// Jobs newest first, optionally filtered, after a cursor (a sequence number).
+  /// Jobs newest first, optionally filtered, after a cursor (a sequence number), without their
+  /// data (`data` is empty: a list never loads documents — 20 failed 30 MiB jobs once cost each
+  /// Get-Jobs 760 MB).
   func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) async throws -> [Job]
+  /// What a periodic sweep looks at, oldest first, at most `limit`, without their data.
+  func sweepable(_ sweep: Sweep, limit: Int) async throws -> [Job]
   /// The printer's head: its oldest queued or printing job.
   func head(of printer: String) async throws -> Job?
   /// An order and its tickets.
@@ -70,6 +74,14 @@ protocol JobStore: Sendable {
   func observeChanges(_ listener: any JobChangeListener)
   /// Tells this daemon's work observers that `printer` may have work (after a commit).
   func notify(_ printer: String)
+}
+
+/// The jobs a periodic sweep works through (``JobStore/sweepable(_:limit:)``).
+enum Sweep: Sendable {
+  /// Held jobs (IPP Create-Job) created before the date: their document did not come.
+  case heldSince(Date)
+  /// Finished document jobs that still have their document and ended before the date.
+  case documentsEndedBefore(Date)
 }
 
 /// What a client submits, as one transaction.

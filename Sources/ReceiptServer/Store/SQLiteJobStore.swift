@@ -141,13 +141,32 @@ final class SQLiteJobStore: JobStore, Sendable {
     try await read { try Job.filter(Column("id") == id).fetchOne($0) }
   }
 
+  /// Every column but the document's bytes (an empty blob in their place).
+  static var listSelection: [any SQLSelectable] { [.allColumns(excluding: ["data"]), SQL(sql: "x'' AS data")] }
+
   func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) async throws -> [Job] {
     try await read { db in
-      var request = Job.order(Column("sequence").desc).limit(limit)
+      var request = Job.select(Self.listSelection).order(Column("sequence").desc).limit(limit)
       if let state { request = request.filter(Column("state") == state.rawValue) }
       if let printer { request = request.filter(Column("printer") == printer) }
       if let cursor { request = request.filter(Column("sequence") < cursor) }
       return try request.fetchAll(db)
+    }
+  }
+
+  func sweepable(_ sweep: Sweep, limit: Int) async throws -> [Job] {
+    try await read { db in
+      let request = Job.select(Self.listSelection).order(Column("sequence")).limit(limit)
+      switch sweep {
+      case .heldSince(let date):
+        return try request.filter(Column("state") == Job.State.held.rawValue && Column("createdAt") < date).fetchAll(db)
+      case .documentsEndedBefore(let date):
+        let ended = [Job.State.completed, .canceled, .failed, .dead].map(\.rawValue)
+        return try request.filter(
+          Column("documentFormat") != nil && ended.contains(Column("state")) && Column("updatedAt") < date
+            && length(Column("data")) > 0
+        ).fetchAll(db)
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ReceiptKit
+import ReceiptModel
 
 /// Failover: while a printer cannot print — its raw status says paper out or cover open, sending
 /// fails (unreachable, refused), or its CUPS queue holds the job (stopped) — for
@@ -73,7 +74,7 @@ final class Outage: @unchecked Sendable {
   /// The failover's reason when it is due now.
   func dueReason() -> String? {
     guard let since, failedOver || since.addingTimeInterval(failoverAfter) <= Date() else { return nil }
-    let seconds = Int(Date().timeIntervalSince(since).rounded())
+    let seconds = Date().timeIntervalSince(since).clampedInt()
     return "\(reason) (for \(seconds) s)"
   }
 }

@@ -43,17 +43,28 @@ extension PrintWorker {
   }
 
   /// The job's own work on the printer's thread: bound (or, for a document, read), laid out,
-  /// archived, drawn and encoded.
+  /// archived, drawn and encoded. A document is read in a process of its own, given up when the
+  /// stop's grace is over (the job is then ``Interrupted``, as a stop — never a crash).
   func prepare(_ job: Job, _ request: PrintRequest) async throws -> PreparedPrint {
     if let format = job.documentFormat {
       guard let format = DocumentFormat(rawValue: format) else {
         throw ReceiptError(.data, "job \(job.id) has the unknown document format \(format)")
       }
+      guard !job.documentRemoved else {
+        throw ReceiptError(.data, "job \(job.id)'s document was removed after the retention (documentDays)")
+      }
       // An interrupted print (or a reprint) is marked as one, as templates mark receipts.
       let mark = job.interruptions > 0 || job.reprint > 0 ? "*** REPRINT ***" : nil
       let options = DocumentJobOptions(json: job.printOptions).printOptions(paper: printer.roll, mark: mark)
-      return try await pool.run {
-        try self.engine.prepareDocument(job.data, format: format, options: options, request: request)
+      var request = request
+      request.shouldStop = request.shouldStop ?? shouldStop
+      do {
+        return try await pool.run { [request] in
+          try self.engine.prepareDocument(job.data, format: format, options: options, request: request)
+        }
+      } catch let error as ReceiptError {
+        if case .abandoned = error.underlying as? PrintError { throw Interrupted() }
+        throw error
       }
     }
     return try await pool.run { try self.engine.prepare(try self.document(job), request: request) }

@@ -15,6 +15,13 @@ struct HostMiddleware<Context: RequestContext>: RouterMiddleware {
     anyAddress = configuration.listensEverywhere
   }
 
+  /// The check of the IPP printers' listener: its own address and the same aliases. A web page
+  /// in the shop's browser could otherwise print to (or probe) even a loopback-only listener.
+  init(ipp: ReceiptServer.Configuration.IPPConfiguration, aliases: [String]) {
+    names = ReceiptServer.Configuration.acceptedHostNames(listening: ipp.host, aliases: aliases)
+    anyAddress = ["0.0.0.0", "::", "*"].contains(ipp.host)
+  }
+
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
     -> Response
   {

@@ -176,12 +176,31 @@ final class PostgresJobStore: JobStore, Sendable {
   func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) async throws -> [Job] {
     try await jobs(
       """
-      SELECT \(unescaped: PostgresSchema.jobColumns) FROM job
+      SELECT \(unescaped: PostgresSchema.listColumns) FROM job
       WHERE (\(state?.rawValue)::text IS NULL OR state = \(state?.rawValue))
         AND (\(printer)::text IS NULL OR printer = \(printer))
         AND (\(cursor)::bigint IS NULL OR sequence < \(cursor))
       ORDER BY sequence DESC LIMIT \(limit)
       """)
+  }
+
+  func sweepable(_ sweep: Sweep, limit: Int) async throws -> [Job] {
+    switch sweep {
+    case .heldSince(let date):
+      return try await jobs(
+        """
+        SELECT \(unescaped: PostgresSchema.listColumns) FROM job WHERE state = 'held' AND "createdAt" < \(date)
+        ORDER BY sequence LIMIT \(limit)
+        """)
+    case .documentsEndedBefore(let date):
+      return try await jobs(
+        """
+        SELECT \(unescaped: PostgresSchema.listColumns) FROM job
+        WHERE "documentFormat" IS NOT NULL AND state IN ('completed', 'canceled', 'failed', 'dead')
+          AND "updatedAt" < \(date) AND length(data) > 0
+        ORDER BY sequence LIMIT \(limit)
+        """)
+    }
   }
 
   func head(of printer: String) async throws -> Job? {

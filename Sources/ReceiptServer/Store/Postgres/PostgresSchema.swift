@@ -22,6 +22,9 @@ enum PostgresSchema {
     "documentFormat", "jobName", "user", "printOptions"
     """
 
+  /// ``jobColumns`` with an empty `data` (lists never load documents), in the same positions.
+  static let listColumns = jobColumns.replacingOccurrences(of: "template, data,", with: "template, ''::bytea,")
+
   static let migrations: [(version: Int, name: String, sql: [String])] = [
     (
       1, "jobs, orders, printer owners, change notifications",
