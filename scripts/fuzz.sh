@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-120}"
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(template expression json image http config ipp document)
+((${#targets[@]})) || targets=(template expression json image http config ipp document pdf pagefile)
 binary=.build-fuzz/debug/receipt-fuzz
 [[ -x "$binary" ]] || { echo "fuzz: build it first (make fuzz does)" >&2; exit 1; }
 total=0

@@ -6,7 +6,8 @@ import ReceiptServer
 /// `FUZZ_TARGET` picks one: `template` (template XML and order JSON through binding, layout and
 /// a PDF), `expression` (the expression language: `${…}` and `test`), `json` (the order parser), `image` (PNG and JPEG headers and pixels), `http` (a job
 /// request body), `config` (the daemon's configuration file), `ipp` (an IPP request),
-/// `document` (a raster, JPEG or PNG document of an IPP job). Built with `-DFUZZING` (and
+/// `document` (a raster, JPEG or PNG document of an IPP job), `pdf` (a PDF through poppler and
+/// what receipt reads of its answers), `pagefile` (the pages a document reader process hands back). Built with `-DFUZZING` (and
 /// `-sanitize=fuzzer`) `main` hands over to libFuzzer's driver; without it, `main` replays
 /// files (a regression run).
 enum Fuzz {
@@ -80,13 +81,23 @@ enum Fuzz {
       // job ticket, and an answer written back with the request's attributes in it.
       _ = ReceiptServer.checkIPPRequest(data, printer: ippPrinter)
     case "document":
-      // A document an IPP client sends (PWG or Apple raster, JPEG, PNG) read into pages and laid
-      // out on 80 mm paper at 203 dpi (PDFs are poppler's, in a bounded process of their own).
+      // A document an IPP client sends (PWG or Apple raster, JPEG, PNG) read into pages — here,
+      // as the reader process does —, reduced to the printer's dots and laid out on 80 mm paper
+      // at 203 dpi.
       guard let format = DocumentFormat.sniff(data), format.isPages, format != .pdf else { return }
       _ = try? engine.layOutDocument(
         data, format: format, setup: PageSetup(), options: DocumentPrintOptions(), title: "fuzz")
+    case "pdf":
+      // A PDF through poppler's pdfinfo and pdftoppm (processes of their own, bounded) and what
+      // receipt reads of their answers: page sizes, the gray maps.
+      guard data.starts(with: Array("%PDF".utf8)) else { return }
+      _ = try? DocumentPages.readHere(
+        data, format: .pdf, options: DocumentReadOptions(resolution: 203, paperWidth: 226.77))
+    case "pagefile":
+      // The pages a document reader process hands back, as the daemon reads them.
+      _ = try? DocumentPageFile.read(data)
     default:
-      fatalError("FUZZ_TARGET must be template, expression, json, image, http, config, ipp or document")
+      fatalError("FUZZ_TARGET must be template, expression, json, image, http, config, ipp, document, pdf or pagefile")
     }
   }
 }

@@ -282,6 +282,7 @@ import Testing
     for _ in 0..<10 { ids += [jobID(try request(daemon, 0x02, document: garbage))].compactMap { $0 } }
     #expect(ids.count == 10)
     #expect(waitUntil(seconds: 120) { ids.allSatisfy { state(daemon, $0).first == "aborted" } })
+    daemon.resetPeakMemory()
     let listed = try #require(daemon.peakMemory)
     let all =
       IPPClient.attribute(0x44, "which-jobs", Data("all".utf8))

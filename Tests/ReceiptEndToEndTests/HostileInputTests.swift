@@ -164,6 +164,34 @@ import Testing
         == 200)
   }
 
+  /// A template edited in place whose modification time is put back (`cp -p`, `rsync --inplace
+  /// -t`) is read again by the running daemon: only its change time says it changed, and the
+  /// kept parse once printed the old template.
+  @Test func anEditWithItsModificationTimeRestoredIsSeen() throws {
+    let (daemon, work) = try daemon()
+    defer { _ = daemon.terminate() }
+    let template = work.appendingPathComponent("templates/edited.xml")
+    try "<receipt><text>Pommes before</text></receipt>".write(to: template, atomically: true, encoding: .utf8)
+    func text() throws -> String {
+      let answer = try daemon.request(
+        "POST", "/v1/render?format=pdf", body: Data(#"{"template": "edited", "data": {}}"#.utf8),
+        headers: ["Authorization": "Bearer \(Self.token)"], timeout: 30)
+      let pdf = work.appendingPathComponent("edited.pdf")
+      try answer.body.write(to: pdf)
+      return try Tool.run("pdftotext", [pdf.path, "-"]).stdout
+    }
+    #expect(try text().contains("Pommes before"))
+    var original = stat()
+    #expect(stat(template.path, &original) == 0)
+    usleep(20_000)
+    let handle = try #require(FileHandle(forWritingAtPath: template.path))
+    try handle.write(contentsOf: Data("<receipt><text>Pommes after!</text></receipt>".utf8))
+    try handle.close()
+    var times = [original.st_atim, original.st_mtim]
+    #expect(utimensat(AT_FDCWD, template.path, &times, 0) == 0)
+    #expect(try text().contains("Pommes after!"), "the edit is printed, not the kept parse")
+  }
+
   @Test func fontsComeOnlyFromFontDirectoriesAndTheTemplates() throws {
     let (daemon, work) = try daemon()
     defer { _ = daemon.terminate() }

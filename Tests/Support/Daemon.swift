@@ -117,6 +117,12 @@ public final class Daemon: @unchecked Sendable {
     return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true)[1]) }.map { $0 * 1024 }
   }
 
+  /// Starts measuring the peak anew (`VmHWM` becomes the resident memory now: /proc/PID/clear_refs).
+  public func resetPeakMemory() {
+    guard let pid else { return }
+    try? "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
+  }
+
   /// The CPU time the daemon has used (user + system, from /proc/PID/stat), in seconds.
   public var cpuSeconds: Double? {
     guard let pid, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),

@@ -24,7 +24,7 @@ struct SimulatedCommand {
 }
 
 /// Splits the byte stream into commands however it arrives (ESC/POS and Star raster).
-struct SimulatedCommandParser {
+public struct SimulatedCommandParser {
   private var pending: [UInt8] = []
   private var starRaster = false
   private var star = false
@@ -141,6 +141,24 @@ struct SimulatedCommandParser {
       return (.refused(String(format: "byte 0x%02X", p[i]) + place(i)), 1)
     }
   }
+}
+
+extension SimulatedCommandParser {
+  /// A whole stream split as the printer's receive side splits it (``ThermalPrinterSimulator``'s
+  /// parser, written from the vendors' references): the dot rows its bands and feeds make, the
+  /// commands refused, and the bytes left over at the end (a command cut short).
+  public static func strictlyRead(_ bytes: Data) -> (rows: Int, refused: [String], leftover: Int) {
+    var parser = SimulatedCommandParser()
+    let commands = parser.parse(ArraySlice(bytes))
+    var refused: [String] = []
+    for command in commands {
+      if case .refused(let what) = command.kind { refused.append(what) }
+    }
+    return (commands.reduce(0) { $0 + $1.rows }, refused, parser.pendingCount)
+  }
+
+  /// Bytes received and not yet a whole command.
+  var pendingCount: Int { pending.count }
 }
 
 extension SimulatedCommand {

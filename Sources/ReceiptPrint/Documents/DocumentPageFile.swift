@@ -1,6 +1,7 @@
-import Foundation
-import ReceiptLayout
+package import Foundation
+package import ReceiptLayout
 import ReceiptModel
+import ReceiptRender
 
 #if canImport(Glibc)
   import Glibc
@@ -14,7 +15,7 @@ import ReceiptModel
 /// Layout (big-endian): magic `RCPTPGS1`, then per page: width (u32), height (u32), width and
 /// length in points (IEEE 754 binary64 bit patterns, u64 each), bilevel (u8), then
 /// width × height gray bytes (0 black, 255 white).
-enum DocumentPageFile {
+package enum DocumentPageFile {
   static let magic = Array("RCPTPGS1".utf8)
   static let headerBytes = 4 + 4 + 8 + 8 + 1
 
@@ -32,6 +33,16 @@ enum DocumentPageFile {
       try writeAll(header, to: fd)
       try page.image.pixels.withUnsafeBytes { try writeAll($0, to: fd) }
     }
+  }
+
+  /// Reads the pages of a page file's bytes (the fuzzer's way in).
+  package static func read(_ data: Data) throws -> [DocumentPage] {
+    let file = try TemporaryFile(data, suffix: ".pages")
+    defer { file.remove() }
+    let fd = open(file.path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw PrintError.document("cannot open \(file.path)") }
+    defer { close(fd) }
+    return try read(fd)
   }
 
   /// Reads the pages of `fd` (positioned at its start), within the bounds.
