@@ -12,6 +12,11 @@ struct Order: Codable, Sendable, Equatable {
   var routes: String?
   var createdAt: Date
 
+  /// The stored fields (the `orders` table's columns).
+  enum CodingKeys: String, CodingKey, CaseIterable {
+    case id, idempotencyKey, data, locale, routes, createdAt
+  }
+
   /// The order's state from its tickets': `completed` when all printed, `failed` when one failed
   /// or is dead, `canceled` when all were canceled, `queued` while none started, else `printing`.
   static func state(of jobs: [Job]) -> String {

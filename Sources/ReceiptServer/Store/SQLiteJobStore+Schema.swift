@@ -76,3 +76,9 @@ extension SQLiteJobStore {
     return migrator
   }
 }
+
+extension CodingKey {
+  /// The column of a declared field (``JobColumn``, `Order.CodingKeys`) in GRDB's query
+  /// interface: the one way the SQLite store names a column.
+  var column: Column { Column(self) }
+}

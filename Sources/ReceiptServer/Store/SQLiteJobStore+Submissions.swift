@@ -11,7 +11,7 @@ extension SQLiteJobStore {
       let (job, created) = try insert(request, idempotencyKey: key, now: now, db)
       return .job(job, created: created)
     case .order(let request, let key):
-      if let key, let existing = try Order.filter(Column("idempotencyKey") == key).fetchOne(db) {
+      if let key, let existing = try Order.filter(Order.CodingKeys.idempotencyKey.column == key).fetchOne(db) {
         return .order(existing, try tickets(of: existing.id, db), created: false)
       }
       let order = Order(
@@ -21,10 +21,10 @@ extension SQLiteJobStore {
       let jobs = try request.tickets.map { try insert($0, idempotencyKey: nil, orderID: order.id, now: now, db).0 }
       return .order(order, jobs, created: true)
     case .reprint(let original, let key):
-      if let key, let existing = try Job.filter(Column("idempotencyKey") == key).fetchOne(db) {
+      if let key, let existing = try Job.filter(JobColumn.idempotencyKey.column == key).fetchOne(db) {
         return .job(existing, created: false)
       }
-      let number = try Job.filter(Column("reprintOf") == original.id).fetchCount(db) + 1
+      let number = try Job.filter(JobColumn.reprintOf.column == original.id).fetchCount(db) + 1
       let (job, created) = try insert(.reprint(of: original, number: number), idempotencyKey: key, now: now, db)
       return .job(job, created: created)
     }
@@ -34,7 +34,7 @@ extension SQLiteJobStore {
   static func insert(
     _ request: JobRequest, idempotencyKey: String?, orderID: String? = nil, now: Date, _ db: Database
   ) throws -> (Job, Bool) {
-    if let key = idempotencyKey, let existing = try Job.filter(Column("idempotencyKey") == key).fetchOne(db) {
+    if let key = idempotencyKey, let existing = try Job.filter(JobColumn.idempotencyKey.column == key).fetchOne(db) {
       return (existing, false)
     }
     // The next number of the AUTOINCREMENT sequence: never reused, also after deletions.
@@ -47,12 +47,12 @@ extension SQLiteJobStore {
   }
 
   static func tickets(of orderID: String, _ db: Database) throws -> [Job] {
-    try Job.filter(Column("orderID") == orderID).order(Column("sequence")).fetchAll(db)
+    try Job.filter(JobColumn.orderID.column == orderID).order(JobColumn.sequence.column).fetchAll(db)
   }
 
   func order(_ id: String) async throws -> (order: Order, jobs: [Job])? {
     try await read { db in
-      guard let order = try Order.filter(Column("id") == id).fetchOne(db) else { return nil }
+      guard let order = try Order.filter(Order.CodingKeys.id.column == id).fetchOne(db) else { return nil }
       return (order, try Self.tickets(of: id, db))
     }
   }

@@ -100,7 +100,7 @@ final class SQLiteJobStore: JobStore, Sendable {
     Job, changed: Bool
   )? {
     try await write { db in
-      guard var job = try Job.filter(Column("id") == id).fetchOne(db) else { return nil }
+      guard var job = try Job.filter(JobColumn.id.column == id).fetchOne(db) else { return nil }
       let changed = change(&job)
       if changed { try job.update(db) }
       return (job, changed)
@@ -125,8 +125,8 @@ final class SQLiteJobStore: JobStore, Sendable {
   {
     try await write { db in
       var changed: [Job] = []
-      let jobs = try Job.filter(Column("printer") == printer).filter(Column("state") == state.rawValue)
-        .order(Column("sequence")).fetchAll(db)
+      let jobs = try Job.filter(JobColumn.printer.column == printer).filter(JobColumn.state.column == state.rawValue)
+        .order(JobColumn.sequence.column).fetchAll(db)
       for var job in jobs where change(&job) {
         try job.update(db)
         changed.append(job)
@@ -138,33 +138,38 @@ final class SQLiteJobStore: JobStore, Sendable {
   // MARK: Reads
 
   func job(_ id: String) async throws -> Job? {
-    try await read { try Job.filter(Column("id") == id).fetchOne($0) }
+    try await read { try Job.filter(JobColumn.id.column == id).fetchOne($0) }
   }
 
   /// Every column but the document's bytes (an empty blob in their place).
-  static var listSelection: [any SQLSelectable] { [.allColumns(excluding: ["data"]), SQL(sql: "x'' AS data")] }
+  static var listSelection: [any SQLSelectable] {
+    [.allColumns(excluding: [JobColumn.data.rawValue]), SQL(sql: "x'' AS data")]
+  }
 
   func jobs(state: Job.State?, printer: String?, limit: Int, before cursor: Int64?) async throws -> [Job] {
     try await read { db in
-      var request = Job.select(Self.listSelection).order(Column("sequence").desc).limit(limit)
-      if let state { request = request.filter(Column("state") == state.rawValue) }
-      if let printer { request = request.filter(Column("printer") == printer) }
-      if let cursor { request = request.filter(Column("sequence") < cursor) }
+      var request = Job.select(Self.listSelection).order(JobColumn.sequence.column.desc).limit(limit)
+      if let state { request = request.filter(JobColumn.state.column == state.rawValue) }
+      if let printer { request = request.filter(JobColumn.printer.column == printer) }
+      if let cursor { request = request.filter(JobColumn.sequence.column < cursor) }
       return try request.fetchAll(db)
     }
   }
 
   func sweepable(_ sweep: Sweep, limit: Int) async throws -> [Job] {
     try await read { db in
-      let request = Job.select(Self.listSelection).order(Column("sequence")).limit(limit)
+      let request = Job.select(Self.listSelection).order(JobColumn.sequence.column).limit(limit)
       switch sweep {
       case .heldSince(let date):
-        return try request.filter(Column("state") == Job.State.held.rawValue && Column("createdAt") < date).fetchAll(db)
+        return try request.filter(
+          JobColumn.state.column == Job.State.held.rawValue && JobColumn.createdAt.column < date
+        ).fetchAll(db)
       case .documentsEndedBefore(let date):
         let ended = [Job.State.completed, .canceled, .failed, .dead].map(\.rawValue)
         return try request.filter(
-          Column("documentFormat") != nil && ended.contains(Column("state")) && Column("updatedAt") < date
-            && length(Column("data")) > 0
+          JobColumn.documentFormat.column != nil && ended.contains(JobColumn.state.column)
+            && JobColumn.updatedAt.column < date
+            && length(JobColumn.data.column) > 0
         ).fetchAll(db)
       }
     }
@@ -175,9 +180,9 @@ final class SQLiteJobStore: JobStore, Sendable {
   }
 
   static func head(of printer: String, _ db: Database) throws -> Job? {
-    try Job.filter(Column("printer") == printer)
-      .filter([Job.State.queued.rawValue, Job.State.printing.rawValue].contains(Column("state")))
-      .order(Column("sequence")).fetchOne(db)
+    try Job.filter(JobColumn.printer.column == printer)
+      .filter([Job.State.queued.rawValue, Job.State.printing.rawValue].contains(JobColumn.state.column))
+      .order(JobColumn.sequence.column).fetchOne(db)
   }
 
   func counts() async throws -> [String: [String: Int]] {

@@ -81,20 +81,19 @@ extension PostgresJobStore {
       "SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.submitLock), hashtext(\(request.printer)))",
       logger: logger)
     if let key, let existing = try await job(idempotencyKey: key, connection) { return (existing, false) }
-    let id = UUID().uuidString.lowercased()
-    let rows = try await connection.query(
+    // The job as the queue's rule makes it (`Job.init`); the database numbers it.
+    let job = Job(
+      request, id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: key, orderID: orderID, now: now)
+    let columns = JobColumn.allCases.filter { $0 != .sequence }
+    var bindings = PostgresBindings()
+    try PostgresRowEncoder.bind(columns.map(\.rawValue), from: try PostgresRowEncoder.columns(of: job), into: &bindings)
+    let sql = """
+      INSERT INTO job (\(columns.map(\.quoted).joined(separator: ", ")))
+      VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", ")))
+      RETURNING \(PostgresSchema.jobColumns)
       """
-      INSERT INTO job (id, "idempotencyKey", printer, template, data, locale, copies, state, attempts, crashes,
-        "createdAt", "updatedAt", "notBefore", "orderID", route, label, fallback, "reprintOf", reprint, interruptions,
-        "documentFormat", "jobName", "user", "printOptions")
-      VALUES (\(id), \(key), \(request.printer), \(request.template), \(request.data), \(request.locale),
-        \(request.copies), \(request.held ? "held" : "queued"), 0, 0, \(now), \(now), \(now), \(orderID),
-        \(request.route), \(request.label), \(request.fallback), \(request.reprintOf), \(request.reprint), 0,
-        \(request.documentFormat), \(request.jobName), \(request.user), \(request.printOptions))
-      RETURNING \(unescaped: PostgresSchema.jobColumns)
-      """, logger: logger
-    ).collect()
-    guard let row = rows.first else { throw StoreUnavailable(reason: "the insert of job \(id) returned nothing") }
+    let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).collect()
+    guard let row = rows.first else { throw StoreUnavailable(reason: "the insert of job \(job.id) returned nothing") }
     return (try Job(postgres: row), true)
   }
 
@@ -119,7 +118,7 @@ extension PostgresJobStore {
         ).collect()
         guard let row = rows.first else { return nil }
         // Fencing: a job this daemon claimed changes only while it still carries this daemon's claim.
-        if let token, try row.makeRandomAccess()[PostgresSchema.claimColumn].decode(String?.self) != token {
+        if let token, try row.makeRandomAccess()["claim"].decode(String?.self) != token {
           throw OwnershipLost(job: id)
         }
         let original = try Job(postgres: row)
@@ -191,27 +190,27 @@ extension PostgresJobStore {
     }
   }
 
-  /// Writes back every field a rule can change. A job that is no longer printing carries no
-  /// claim; `claim` (a token) records this daemon's claim of it. The document (`data`) is
-  /// written only when it changed from `original` (a held job's document arriving).
+  /// Writes back every field a rule can change (``JobColumn/changeable``). A job that is no
+  /// longer printing carries no claim; `claim` (a token) records this daemon's claim of it. The
+  /// document (`data`) is written only when it changed from `original` (a held job's document
+  /// arriving, or the document removed after its retention).
   private func save(_ job: Job, claim: String? = nil, original: Job? = nil, _ connection: PostgresConnection)
     async throws
   {
-    if let original, original.data != job.data || original.documentFormat != job.documentFormat {
-      try await connection.query(
-        #"UPDATE job SET data = \#(job.data), "documentFormat" = \#(job.documentFormat) WHERE sequence = \#(job.sequence)"#,
-        logger: logger)
-    }
-    try await connection.query(
+    var columns = JobColumn.changeable
+    if let original, original.data != job.data { columns.append(.data) }
+    var bindings = PostgresBindings()
+    try PostgresRowEncoder.bind(columns.map(\.rawValue), from: try PostgresRowEncoder.columns(of: job), into: &bindings)
+    let assignments = columns.enumerated().map { "\($1.quoted) = $\($0 + 1)" }.joined(separator: ", ")
+    let state = columns.count + 1
+    bindings.append(job.state.rawValue)
+    bindings.append(claim)
+    bindings.append(job.sequence)
+    let sql = """
+      UPDATE job SET \(assignments),
+        claim = CASE WHEN $\(state) <> 'printing' THEN NULL ELSE coalesce($\(state + 1), claim) END
+      WHERE sequence = $\(state + 2)
       """
-      UPDATE job SET printer = \(job.printer), state = \(job.state.rawValue), attempts = \(job.attempts),
-        crashes = \(job.crashes), error = \(job.error), "cupsJobID" = \(job.cupsJobID),
-        "printerState" = \(job.printerState), "updatedAt" = \(job.updatedAt), "notBefore" = \(job.notBefore),
-        "fallbackFor" = \(job.fallbackFor), "failoverReason" = \(job.failoverReason),
-        "documentSHA256" = \(job.documentSHA256), "sentAt" = \(job.sentAt), "processID" = \(job.processID),
-        interruptions = \(job.interruptions), stage = \(job.stage?.rawValue),
-        claim = CASE WHEN \(job.state.rawValue) <> 'printing' THEN NULL ELSE coalesce(\(claim), claim) END
-      WHERE sequence = \(job.sequence)
-      """, logger: logger)
+    try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
   }
 }

@@ -98,7 +98,7 @@ final class PostgresListener: Sendable {
     guard !wanting.isEmpty else { return }
     let parts = payload.split(separator: " ", maxSplits: 1)
     guard let sequence = parts.first.flatMap({ Int64($0) }) else { return }
-    var job = parts.count == 2 ? try? JSONDecoder().decode(NotifiedJob.self, from: Data(parts[1].utf8)).job : nil
+    var job = parts.count == 2 ? try? Job.fromNotification(Data(parts[1].utf8)) : nil
     if job == nil {
       job = try? await store.jobs(
         "SELECT \(unescaped: PostgresSchema.jobColumns) FROM job WHERE sequence = \(sequence)"

@@ -12,18 +12,13 @@ enum PostgresSchema {
   static let ownerLock: Int32 = 0x7263_7001
   static let submitLock: Int32 = 0x7263_7002
 
-  /// Where `claim` is when a query selects it after ``jobColumns``.
-  static let claimColumn = 34
-  /// The job's columns, in the order ``Job/init(postgres:)`` reads them.
-  static let jobColumns = """
-    sequence, id, "idempotencyKey", printer, template, data, locale, copies, state, attempts, crashes, error, \
-    "cupsJobID", "printerState", "createdAt", "updatedAt", "notBefore", "orderID", route, label, fallback, \
-    "fallbackFor", "failoverReason", "reprintOf", reprint, "documentSHA256", "sentAt", "processID", interruptions, stage, \
-    "documentFormat", "jobName", "user", "printOptions"
-    """
+  /// The job's columns (``JobColumn``, quoted), as every query of jobs selects them: rows are
+  /// read by name (``PostgresRowDecoder``), never by position.
+  static let jobColumns = JobColumn.allCases.map(\.quoted).joined(separator: ", ")
 
-  /// ``jobColumns`` with an empty `data` (lists never load documents), in the same positions.
-  static let listColumns = jobColumns.replacingOccurrences(of: "template, data,", with: "template, ''::bytea,")
+  /// ``jobColumns`` with an empty `data` (lists never load documents).
+  static let listColumns = JobColumn.allCases.map { $0 == .data ? #"''::bytea AS "data""# : $0.quoted }
+    .joined(separator: ", ")
 
   static let migrations: [(version: Int, name: String, sql: [String])] = [
     (
@@ -183,6 +178,28 @@ enum PostgresSchema {
         """,
       ]
     ),
+    (
+      5, "the change feed's payload from the row itself (every column but the document)",
+      [
+        // `to_jsonb(NEW)` carries every column, also those added later: a new column needs no
+        // new trigger. Timestamps are written in UTC (the function's own time zone) for the
+        // daemons' decoder (`Job.fromNotification`).
+        """
+        CREATE OR REPLACE FUNCTION receipt_job_changed() RETURNS trigger LANGUAGE plpgsql SET timezone TO 'UTC' AS $$
+        DECLARE
+          payload text := NEW.sequence::text || ' '
+            || ((to_jsonb(NEW) - 'claim' - 'data') || jsonb_build_object('data', ''))::text;
+        BEGIN
+          IF octet_length(payload) > 7900 THEN payload := NEW.sequence::text; END IF;
+          PERFORM pg_notify('receipt_jobs', payload);
+          IF NEW.state = 'queued' OR (TG_OP = 'UPDATE' AND OLD.state = 'queued' AND NEW.state <> 'printing') THEN
+            PERFORM pg_notify('receipt_work', NEW.printer);
+          END IF;
+          RETURN NULL;
+        END $$
+        """
+      ]
+    ),
   ]
 
   /// Brings the database up to the newest schema, in one transaction.
@@ -213,73 +230,73 @@ enum PostgresSchema {
 }
 
 extension Job {
-  /// A job from a row of ``PostgresSchema/jobColumns``.
+  /// A job from a row that has its columns (``PostgresSchema/jobColumns``), read by name.
   init(postgres row: PostgresRow) throws {
-    let cells = row.makeRandomAccess()
-    func value<T: PostgresDecodable>(_ index: Int, _ type: T.Type = T.self) throws -> T {
-      try cells[index].decode(T.self, context: .default)
+    try self.init(from: PostgresRowDecoder(row))
+  }
+
+  /// A job as a `receipt_jobs` notification carries it: the row as JSON (without its document),
+  /// timestamps in UTC as PostgreSQL writes them (`2026-11-28T23:00:00.123456+00:00`).
+  static func fromNotification(_ json: Data) throws -> Job {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom { decoder in
+      let text = try decoder.singleValueContainer().decode(String.self)
+      guard let date = PostgresTimestamp.parse(text) else {
+        throw DecodingError.dataCorrupted(
+          .init(codingPath: decoder.codingPath, debugDescription: "not a timestamp: \(text)"))
+      }
+      return date
     }
-    let state: String = try value(8)
-    guard let decoded = State(rawValue: state) else { throw StoreUnavailable(reason: "unknown job state '\(state)'") }
-    self.init(
-      id: try value(1), sequence: try value(0), idempotencyKey: try value(2), printer: try value(3),
-      template: try value(4), data: try value(5), locale: try value(6), copies: try value(7), state: decoded,
-      attempts: try value(9), crashes: try value(10), error: try value(11), cupsJobID: try value(12),
-      printerState: try value(13), createdAt: try value(14), updatedAt: try value(15), notBefore: try value(16),
-      orderID: try value(17), route: try value(18), label: try value(19), fallback: try value(20),
-      fallbackFor: try value(21), failoverReason: try value(22), reprintOf: try value(23), reprint: try value(24),
-      documentSHA256: try value(25), sentAt: try value(26), processID: try value(27), interruptions: try value(28),
-      stage: try value(29, String?.self).flatMap(Stage.init(rawValue:)), documentFormat: try value(30),
-      jobName: try value(31), user: try value(32), printOptions: try value(33))
+    return try decoder.decode(Job.self, from: json)
   }
 }
 
-/// A job as a `receipt_jobs` notification carries it (dates as seconds since 1970, no order data).
-struct NotifiedJob: Decodable {
-  var id: String
-  var sequence: Int64
-  var idempotencyKey: String?
-  var printer: String
-  var template: String
-  var locale: String?
-  var copies: Int
-  var state: Job.State
-  var attempts: Int
-  var crashes: Int
-  var error: String?
-  var cupsJobID: Int?
-  var printerState: String?
-  var createdAt: Double
-  var updatedAt: Double
-  var notBefore: Double
-  var orderID: String?
-  var route: String?
-  var label: String?
-  var fallback: String?
-  var fallbackFor: String?
-  var failoverReason: String?
-  var reprintOf: String?
-  var reprint: Int
-  var documentSHA256: String?
-  var sentAt: Double?
-  var processID: String?
-  var interruptions: Int
-  var stage: Job.Stage?
-  var documentFormat: String?
-  var jobName: String?
-  var user: String?
-  var printOptions: String?
+extension JobColumn {
+  /// The column's name as PostgreSQL statements write it (quoted: the names are camel case).
+  var quoted: String { "\"\(rawValue)\"" }
+}
 
-  /// The job (its order data left out: events do not show it).
-  var job: Job {
-    Job(
-      id: id, sequence: sequence, idempotencyKey: idempotencyKey, printer: printer, template: template, data: Data(),
-      locale: locale, copies: copies, state: state, attempts: attempts, crashes: crashes, error: error,
-      cupsJobID: cupsJobID, printerState: printerState, createdAt: Date(timeIntervalSince1970: createdAt),
-      updatedAt: Date(timeIntervalSince1970: updatedAt), notBefore: Date(timeIntervalSince1970: notBefore),
-      orderID: orderID, route: route, label: label, fallback: fallback, fallbackFor: fallbackFor,
-      failoverReason: failoverReason, reprintOf: reprintOf, reprint: reprint, documentSHA256: documentSHA256,
-      sentAt: sentAt.map { Date(timeIntervalSince1970: $0) }, processID: processID, interruptions: interruptions,
-      stage: stage, documentFormat: documentFormat, jobName: jobName, user: user, printOptions: printOptions)
+/// PostgreSQL's JSON form of a `timestamptz` (ISO 8601 with up to six fractional digits and an
+/// offset).
+enum PostgresTimestamp {
+  static func parse(_ text: String) -> Date? {
+    // yyyy-MM-ddTHH:mm:ss[.ffffff](+|-)HH:MM, or Z
+    let scalars = Array(text.utf8)
+    guard scalars.count >= 20 else { return nil }
+    func number(_ from: Int, _ count: Int) -> Int? {
+      guard from + count <= scalars.count else { return nil }
+      var value = 0
+      for byte in scalars[from..<from + count] {
+        guard (48...57).contains(byte) else { return nil }
+        value = value * 10 + Int(byte - 48)
+      }
+      return value
+    }
+    guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+      let minute = number(14, 2), let second = number(17, 2)
+    else { return nil }
+    var index = 19
+    var fraction = 0.0
+    if index < scalars.count, scalars[index] == UInt8(ascii: ".") {
+      index += 1
+      var scale = 0.1
+      while index < scalars.count, (48...57).contains(scalars[index]) {
+        fraction += Double(scalars[index] - 48) * scale
+        scale /= 10
+        index += 1
+      }
+    }
+    var offset = 0
+    if index < scalars.count, scalars[index] == UInt8(ascii: "+") || scalars[index] == UInt8(ascii: "-") {
+      guard let hours = number(index + 1, 2) else { return nil }
+      let minutes = index + 3 < scalars.count && scalars[index + 3] == UInt8(ascii: ":") ? number(index + 4, 2) ?? 0 : 0
+      offset = (hours * 3600 + minutes * 60) * (scalars[index] == UInt8(ascii: "-") ? -1 : 1)
+    }
+    var components = DateComponents()
+    (components.year, components.month, components.day) = (year, month, day)
+    (components.hour, components.minute, components.second) = (hour, minute, second)
+    components.timeZone = TimeZone(secondsFromGMT: 0)
+    guard let whole = Calendar(identifier: .gregorian).date(from: components) else { return nil }
+    return whole.addingTimeInterval(fraction - Double(offset))
   }
 }
