@@ -196,4 +196,66 @@ import Testing
     #expect(clean.map(\.id) == [sent.id] && clean[0].crashes == 0 && clean[0].state == .queued)
     await store.close()
   }
+
+  /// Wake-ups are a result of the queue's rule (``Job/printersToWake(from:to:)``), delivered the
+  /// same by every store: once, they differed — a canceled held job, and a recovery that ended
+  /// `dead`, woke a worker on SQLite only, and PostgreSQL's trigger had a rule of its own.
+  @Test(arguments: StoreKind.allCases) func wakeUpsAreTheRulesOnEveryStore(kind: StoreKind) async throws {
+    var (database, store) = try queue(kind)
+    let woken = Locked<[String]>([])
+    func observe(_ store: any JobStore) { store.observeWork { printer in woken.withLock { $0.append(printer) } } }
+    observe(store)
+    _ = try await store.own(printer: "counter", maxCrashes: 1)
+    _ = try await store.own(printer: "kitchen", maxCrashes: 1)
+    /// What `step` woke: the printers, sorted, once their wake-ups had time to arrive.
+    func wakes(_ step: () async throws -> Void) async throws -> [String] {
+      try await Task.sleep(for: .milliseconds(kind == .postgres ? 300 : 20))
+      woken.withLock { $0 = [] }
+      try await step()
+      try await Task.sleep(for: .milliseconds(kind == .postgres ? 500 : 50))
+      return woken.withLock { Set($0).sorted() }
+    }
+    var held = request()
+    held.held = true
+    var heldJob: Job?
+    #expect(try await wakes { heldJob = try await store.accept(held, idempotencyKey: nil).job } == [], "held")
+    #expect(try await wakes { _ = try await store.cancel(try #require(heldJob).id) } == [], "a held job canceled")
+    var queued: Job?
+    #expect(try await wakes { queued = try await store.accept(request(), idempotencyKey: nil).job } == ["counter"])
+    #expect(try await wakes { _ = try await store.cancel(try #require(queued).id) } == ["counter"], "a head canceled")
+    let ticket = try await store.accept(request(fallback: "kitchen"), idempotencyKey: nil).job
+    #expect(
+      try await wakes { _ = try await store.failOver(printer: "counter", reason: "paper out") } == [
+        "counter", "kitchen",
+      ],
+      "moved: both queues changed")
+    #expect(try await store.job(ticket.id)?.printer == "kitchen")
+    // A job claimed, then the daemon dies: the recovery ends it dead (maxCrashes 1), no wake.
+    _ = try await store.claimNext(printer: "kitchen")
+    store = try await restartAfterACrash(store, kind, database: database)
+    observe(store)
+    var recovered: [Job]?
+    #expect(try await wakes { recovered = try await store.own(printer: "kitchen", maxCrashes: 1) } == [], "dead")
+    #expect(recovered?.map(\.state) == [.dead])
+    let retried = try await wakes { _ = try await store.retry(ticket.id) }
+    #expect(retried == ["kitchen"], "a dead job retried")
+    await store.close()
+  }
+
+  /// One definition of a clean stop (``LastStop``): a printer no daemon drove before has nothing
+  /// to account for (SQLite once counted a fresh queue as a crash, PostgreSQL as clean); a clean
+  /// stop is clean and a death unclean, per printer, on every store.
+  @Test(arguments: StoreKind.allCases) func theLastStopIsTheSameOnEveryStore(kind: StoreKind) async throws {
+    var (database, store) = try queue(kind)
+    #expect(try await store.takeOwnership(of: "counter") == .never, "a fresh queue")
+    await store.release(printer: "counter")
+    await store.close()
+    store = try kind.open(database)
+    #expect(try await store.takeOwnership(of: "counter") == .clean, "given up by a clean stop")
+    #expect(try await store.takeOwnership(of: "kitchen") == .never, "a printer added since")
+    store = try await restartAfterACrash(store, kind, database: database)
+    #expect(try await store.takeOwnership(of: "counter") == .unclean, "its daemon died")
+    #expect(try await store.takeOwnership(of: "kitchen") == .unclean)
+    await store.close()
+  }
 }

@@ -201,9 +201,12 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
     let chunk = baud.map { max(1, $0 / 10 / 20) } ?? buffer.count  // bytes per 50 ms on a serial line
     while !locked({ $0.closed }) {
       var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-      guard poll(&pfd, 1, 200) >= 0 else { break }
+      let ready = poll(&pfd, 1, 200)
+      if ready < 0, errno == EINTR { continue }  // a signal is no end of the connection
+      guard ready >= 0 else { break }
       if pfd.revents == 0 { continue }
       var n = read(fd, &buffer, chunk)
+      if n < 0, errno == EINTR { continue }
       if n < 0, errno == EIO, !closeWhenDone {  // a pty with no one on the line
         usleep(20_000)
         continue

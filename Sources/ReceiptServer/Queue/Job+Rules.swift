@@ -19,9 +19,30 @@ extension Job {
     if request.held { state = .held }
   }
 
-  /// Whether the job holds its printer's queue: the head of a queue is its oldest job that is
-  /// queued or printing (FIFO: while the head waits for a retry, nothing behind it is taken).
-  var isOpen: Bool { state == .queued || state == .printing }
+  /// The states of a job in its printer's queue. The head of a queue — the next job — is its
+  /// open job with the lowest `sequence` (FIFO: while the head waits for a retry or prints,
+  /// nothing behind it is taken). The stores select it with this set (`head(of:)`, the claim).
+  static let openStates: [State] = [.queued, .printing]
+
+  /// Whether the job holds its printer's queue (``openStates``).
+  var isOpen: Bool { Self.openStates.contains(state) }
+
+  /// The printers a change of a job may give work — their workers are woken once the change is
+  /// committed (the stores deliver it: SQLite to this daemon's workers, PostgreSQL with `NOTIFY`
+  /// to every daemon): the job's printer when it joined its queue or is due anew (stored, retried,
+  /// requeued, released, moved there), and the printer whose queue it left without being claimed
+  /// (canceled, moved away: the job behind it is the head now). Nothing else wakes a worker: a
+  /// claim and what follows are the worker's own, and a job outside every queue (held, finished,
+  /// dead) moves no head. `old` is nil for a new job.
+  static func printersToWake(from old: Job?, to new: Job) -> Set<String> {
+    var printers: Set<String> = []
+    let stayed = old.map { $0.state == .queued && $0.printer == new.printer && $0.notBefore == new.notBefore } ?? false
+    if new.state == .queued, !stayed { printers.insert(new.printer) }
+    if let old, old.state == .queued, new.state != .printing, new.state != .queued || new.printer != old.printer {
+      printers.insert(old.printer)
+    }
+    return printers
+  }
 
   /// Whether the head may be claimed at `now`: queued, and not waiting for a retry.
   func isDue(at now: Date) -> Bool { state == .queued && notBefore <= now }
@@ -151,7 +172,7 @@ extension Job {
     updatedAt = now
   }
 
-  /// A job found `printing` after its daemon died (or lost its printer): back to `queued`, or
+  /// A job found `printing` when its printer is taken: back to `queued`, or
   /// `dead` once its own work has been in hand at `maxCrashes` crashes. A crash counts only when
   /// `counted` (the daemon did not stop cleanly) and the job was being rendered: one that its
   /// printer already had (being sent, at CUPS, waiting for a confirmation) was not the cause —

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The queue's operations, written once for every store: each applies a rule of `Job+Rules`
-/// through the store's primitives, and tells this daemon's workers when a printer may have work.
+/// through the store's primitives (which wake the printers the change gives work:
+/// ``Job/printersToWake(from:to:)``).
 extension JobStore {
   /// Stores a job durably (concurrent submissions may share one commit), or returns the job its
   /// idempotency key already names (`created` false).
@@ -9,7 +10,6 @@ extension JobStore {
     guard case .job(let job, let created) = try await insert(.job(request, key: idempotencyKey)) else {
       throw StoreUnavailable(reason: "the store answered a job with an order")
     }
-    if created { notify(job.printer) }
     return (job, created)
   }
 
@@ -21,7 +21,6 @@ extension JobStore {
     guard case .order(let order, let jobs, let created) = try await insert(.order(request, key: idempotencyKey)) else {
       throw StoreUnavailable(reason: "the store answered an order with a job")
     }
-    if created { for printer in Set(jobs.map(\.printer)) { notify(printer) } }
     return (order, jobs, created)
   }
 
@@ -31,7 +30,6 @@ extension JobStore {
     guard case .job(let job, let created) = try await insert(.reprint(of: original, key: idempotencyKey)) else {
       throw StoreUnavailable(reason: "the store answered a reprint with an order")
     }
-    if created { notify(job.printer) }
     return (job, created)
   }
 
@@ -75,16 +73,13 @@ extension JobStore {
   /// Records a failed attempt: `retryAt` queues it again (and wakes its worker then), otherwise
   /// it ends in `state` (failed or dead).
   func fail(_ id: String, error: String, retryAt: Date?, state: Job.State, now: Date = Date()) async throws {
-    let job = try await changed(id) { $0.fail(error: error, retryAt: retryAt, state: state, now: now) }
-    if retryAt != nil { notify(job.printer) }
+    try await changed(id) { $0.fail(error: error, retryAt: retryAt, state: state, now: now) }
   }
 
   /// Cancels a queued job; returns the job (canceled, or as it is when it had started), nil when
   /// there is none. A canceled head lets the job behind it print.
   func cancel(_ id: String, now: Date = Date()) async throws -> Job? {
-    guard let (job, canceled) = try await update(id, { $0.cancel(now: now) }) else { return nil }
-    if canceled { notify(job.printer) }
-    return job
+    try await update(id, { $0.cancel(now: now) })?.0
   }
 
   /// A held job's document (IPP Send-Document): the job joins its printer's queue. Returns the
@@ -92,11 +87,9 @@ extension JobStore {
   func release(_ id: String, data: Data, documentFormat: String?, now: Date = Date()) async throws -> (
     Job, released: Bool
   )? {
-    guard
-      let (job, released) = try await update(id, { $0.release(data: data, documentFormat: documentFormat, now: now) })
-    else { return nil }
-    if released { notify(job.printer) }
-    return (job, released)
+    try await update(id, { $0.release(data: data, documentFormat: documentFormat, now: now) }).map {
+      ($0.0, released: $0.changed)
+    }
   }
 
   /// Fails a held job whose document did not come (``Job/abandon(reason:now:)``).
@@ -106,25 +99,18 @@ extension JobStore {
 
   /// Puts a failed or dead job back in its queue; returns the job, nil when there is none.
   func retry(_ id: String, now: Date = Date()) async throws -> Job? {
-    guard let (job, retried) = try await update(id, { $0.retry(now: now) }) else { return nil }
-    if retried { notify(job.printer) }
-    return job
+    try await update(id, { $0.retry(now: now) })?.0
   }
 
   /// Sets a `printing` job back to `queued` (checked with its printer: it did not print).
   func requeue(_ id: String, now: Date = Date()) async throws {
-    let job = try await changed(id) { $0.requeue(now: now) }
-    notify(job.printer)
+    try await changed(id) { $0.requeue(now: now) }
   }
 
   /// Moves the printer's queued tickets that have a fallback printer there (``Job/failOver(from:reason:now:)``);
   /// returns them as moved.
   func failOver(printer: String, reason: String, now: Date = Date()) async throws -> [Job] {
-    let moved = try await updateAll(printer: printer, state: .queued) {
-      $0.failOver(from: printer, reason: reason, now: now)
-    }
-    for target in Set(moved.map(\.printer)) { notify(target) }
-    return moved
+    try await updateAll(printer: printer, state: .queued) { $0.failOver(from: printer, reason: reason, now: now) }
   }
 
   /// Takes `printer` for this daemon and puts the jobs its last driver left `printing` back at the
@@ -132,13 +118,11 @@ extension JobStore {
   /// (``Job/recoverFromCrash(counted:maxCrashes:now:)``: a crash counts only if that driver did
   /// not stop cleanly). Nil while another daemon drives the printer.
   func own(printer: String, maxCrashes: Int, now: Date = Date()) async throws -> [Job]? {
-    guard let clean = try await takeOwnership(of: printer) else { return nil }
-    let recovered = try await updateAll(printer: printer, state: .printing) {
-      $0.recoverFromCrash(counted: !clean, maxCrashes: maxCrashes, now: now)
+    guard let lastStop = try await takeOwnership(of: printer) else { return nil }
+    return try await updateAll(printer: printer, state: .printing) {
+      $0.recoverFromCrash(counted: lastStop.countsCrashes, maxCrashes: maxCrashes, now: now)
       return true
     }
-    if !recovered.isEmpty { notify(printer) }
-    return recovered
   }
 
   /// `update` of a job that must exist (the worker's own job).

@@ -16,9 +16,10 @@ protocol JobStore: Sendable {
   /// Starts using the store: takes what makes this daemon the one that may drive its printers
   /// (SQLite: the file's lock) and learns how the last run ended. Calling it again does nothing.
   func open() async throws
-  /// Takes `printer` for this daemon: whether the daemon that drove it before stopped cleanly
-  /// (its jobs left printing are then no crashes), or nil while another daemon drives it.
-  func takeOwnership(of printer: String) async throws -> Bool?
+  /// Takes `printer` for this daemon: how the daemon that drove it before stopped (``LastStop``:
+  /// its jobs left printing count a crash only after an unclean stop), or nil while another
+  /// daemon drives it.
+  func takeOwnership(of printer: String) async throws -> LastStop?
   /// Whether this daemon still drives `printer` (a shared store's session may have ended).
   func owns(printer: String) async -> Bool
   /// Gives `printer` up after its worker stopped cleanly.
@@ -66,14 +67,28 @@ protocol JobStore: Sendable {
 
   // MARK: Notifications
 
-  /// Calls `handler` with a printer's name after every change that can give it work (a job
-  /// accepted, retried, requeued, moved there, or a canceled head): workers sleep until then.
+  /// Calls `handler` with a printer's name after every committed change that can give it work,
+  /// as ``Job/printersToWake(from:to:)`` decides it (the store only delivers it): workers sleep
+  /// until then.
   func observeWork(_ handler: @escaping @Sendable (String) -> Void)
   /// Tells `listener` the jobs every committed change created or changed, as committed, in commit
   /// order (the event feed): nothing that changes a job escapes it.
   func observeChanges(_ listener: any JobChangeListener)
-  /// Tells this daemon's work observers that `printer` may have work (after a commit).
-  func notify(_ printer: String)
+}
+
+/// How the daemon that drove a printer before stopped, as a store records it: the one
+/// definition of a clean stop, for every store. A printer no daemon drove before (a fresh queue,
+/// a new printer) has nothing to account for.
+enum LastStop: Sendable, Equatable {
+  /// No daemon drove the printer before.
+  case never
+  /// Its last daemon stopped cleanly (its jobs left printing were left by the stop).
+  case clean
+  /// Its last daemon died while driving it (a crash, `kill -9`, a lost session).
+  case unclean
+
+  /// Whether jobs found printing count a crash (``Job/recoverFromCrash(counted:maxCrashes:now:)``).
+  var countsCrashes: Bool { self == .unclean }
 }
 
 /// The jobs a periodic sweep works through (``JobStore/sweepable(_:limit:)``).

@@ -17,9 +17,7 @@ final class SQLiteJobStore: JobStore, Sendable {
   private let changes = JobChangeObserver()
   /// The file lock, held between ``open()`` and ``close()``.
   private let lock = Locked<DatabaseLock?>(nil)
-  /// Whether the last run stopped cleanly: read (and cleared) once, by the first printer taken.
-  private let lastRun = Locked<Task<Bool, any Error>?>(nil)
-  /// The printers taken (their jobs left printing were checked).
+  /// The printers taken by this daemon and not given up yet.
   private let owned = Locked<Set<String>>([])
 
   /// Opens (and migrates) the database at `path`.
@@ -54,57 +52,81 @@ final class SQLiteJobStore: JobStore, Sendable {
     }
   }
 
-  /// One daemon per file drives every printer (taking one only records that its jobs left
-  /// printing are being checked); the first printer taken reads (and clears) whether the last run
-  /// stopped cleanly, for all of them.
-  func takeOwnership(of printer: String) async throws -> Bool? {
-    let task = lastRun.withLock { task in
-      if let task { return task }
-      let read = Task {
-        try await self.write { db in
-          let clean = try String.fetchOne(db, sql: "SELECT value FROM daemon WHERE key = 'cleanShutdown'") == "1"
-          try db.execute(sql: "DELETE FROM daemon WHERE key = 'cleanShutdown'")
-          return clean
-        }
+  /// One daemon per file drives every printer; taking one reads how its last driver stopped and
+  /// records that this one drives it now. In the `daemon` table each printer ever driven has
+  /// `printer:NAME` = `driving` (a daemon drives it, or died doing so) or `clean` (given up by a
+  /// clean stop); a printer without it was never driven — from before the per-printer record,
+  /// the daemon-wide `cleanShutdown` of earlier versions answers for printers with jobs.
+  func takeOwnership(of printer: String) async throws -> LastStop? {
+    let key = "printer:\(printer)"
+    let lastStop = try await write { db -> LastStop in
+      let recorded = try String.fetchOne(db, sql: "SELECT value FROM daemon WHERE key = ?", arguments: [key])
+      try db.execute(sql: "INSERT OR REPLACE INTO daemon (key, value) VALUES (?, 'driving')", arguments: [key])
+      switch recorded {
+      case "clean": return .clean
+      case "driving": return .unclean
+      default:
+        guard try Job.filter(JobColumn.printer.column == printer).fetchCount(db) > 0 else { return .never }
+        let legacy = try String.fetchOne(db, sql: "SELECT value FROM daemon WHERE key = 'cleanShutdown'")
+        return legacy == "1" ? .clean : .unclean
       }
-      task = read
-      return read
     }
-    let clean = try await task.value
     owned.withLock { _ = $0.insert(printer) }
-    return clean
+    return lastStop
   }
 
   func owns(printer: String) async -> Bool { owned.withLock { $0.contains(printer) } }
-  func release(printer: String) async { owned.withLock { _ = $0.remove(printer) } }
+
+  /// Gives a printer up after its worker stopped cleanly: recorded as a clean stop for it.
+  func release(printer: String) async {
+    guard owned.withLock({ $0.remove(printer) }) != nil else { return }
+    recordCleanStop(of: [printer])
+  }
 
   func close() async {
-    do {
-      try await write { db in
-        try db.execute(sql: "INSERT OR REPLACE INTO daemon (key, value) VALUES ('cleanShutdown', '1')")
-      }
-    } catch {
-      // Not recorded: the next start counts the jobs left printing as crashes (the safe side).
-    }
+    recordCleanStop(of: owned.withLock { $0 })
+    owned.withLock { $0 = [] }
     lock.withLock { $0 = nil }
-    lastRun.withLock { $0 = nil }
+  }
+
+  /// Records that `printers` were given up by a clean stop. Not recorded (a full disk): the next
+  /// start counts the jobs left printing as crashes (the safe side).
+  private func recordCleanStop(of printers: Set<String>) {
+    guard !printers.isEmpty else { return }
+    try? pool.write { db in
+      for printer in printers {
+        try db.execute(
+          sql: "INSERT OR REPLACE INTO daemon (key, value) VALUES (?, 'clean')", arguments: ["printer:\(printer)"])
+      }
+      try db.execute(sql: "DELETE FROM daemon WHERE key = 'cleanShutdown'")
+    }
   }
 
   // MARK: Writes
 
   func insert(_ submission: Submission) async throws -> Inserted {
-    try await committer.submit(submission)
+    let inserted = try await committer.submit(submission)
+    switch inserted {
+    case .job(let job, let created): if created { deliver(Job.printersToWake(from: nil, to: job)) }
+    case .order(_, let jobs, let created):
+      if created { deliver(jobs.reduce(into: Set()) { $0.formUnion(Job.printersToWake(from: nil, to: $1)) }) }
+    }
+    return inserted
   }
 
   func update(_ id: String, _ change: @escaping @Sendable (inout Job) -> Bool) async throws -> (
     Job, changed: Bool
   )? {
-    try await write { db in
-      guard var job = try Job.filter(JobColumn.id.column == id).fetchOne(db) else { return nil }
+    let result = try await write { db -> (Job, Bool, Set<String>)? in
+      guard let original = try Job.filter(JobColumn.id.column == id).fetchOne(db) else { return nil }
+      var job = original
       let changed = change(&job)
       if changed { try job.update(db) }
-      return (job, changed)
+      return (job, changed, changed ? Job.printersToWake(from: original, to: job) : [])
     }
+    guard let (job, changed, wakes) = result else { return nil }
+    deliver(wakes)
+    return (job, changed)
   }
 
   func updateHead(of printer: String, _ change: @escaping @Sendable (inout Job) -> Bool) async throws -> (
@@ -112,27 +134,37 @@ final class SQLiteJobStore: JobStore, Sendable {
   )? {
     // Only a printer taken claims (its jobs left printing were checked first), as on PostgreSQL.
     guard await owns(printer: printer) else { return nil }
-    return try await write { db in
-      guard var job = try Self.head(of: printer, db) else { return nil }
+    let result = try await write { db -> (Job, Bool, Set<String>)? in
+      guard let original = try Self.head(of: printer, db) else { return nil }
+      var job = original
       let changed = change(&job)
       if changed { try job.update(db) }
-      return (job, changed)
+      return (job, changed, changed ? Job.printersToWake(from: original, to: job) : [])
     }
+    guard let (job, changed, wakes) = result else { return nil }
+    deliver(wakes)
+    return (job, changed)
   }
 
   func updateAll(printer: String, state: Job.State, _ change: @escaping @Sendable (inout Job) -> Bool)
     async throws -> [Job]
   {
-    try await write { db in
+    let (changed, wakes) = try await write { db -> ([Job], Set<String>) in
       var changed: [Job] = []
+      var wakes: Set<String> = []
       let jobs = try Job.filter(JobColumn.printer.column == printer).filter(JobColumn.state.column == state.rawValue)
         .order(JobColumn.sequence.column).fetchAll(db)
-      for var job in jobs where change(&job) {
+      for original in jobs {
+        var job = original
+        guard change(&job) else { continue }
         try job.update(db)
+        wakes.formUnion(Job.printersToWake(from: original, to: job))
         changed.append(job)
       }
-      return changed
+      return (changed, wakes)
     }
+    deliver(wakes)
+    return changed
   }
 
   // MARK: Reads
@@ -181,7 +213,7 @@ final class SQLiteJobStore: JobStore, Sendable {
 
   static func head(of printer: String, _ db: Database) throws -> Job? {
     try Job.filter(JobColumn.printer.column == printer)
-      .filter([Job.State.queued.rawValue, Job.State.printing.rawValue].contains(JobColumn.state.column))
+      .filter(Job.openStates.map(\.rawValue).contains(JobColumn.state.column))
       .order(JobColumn.sequence.column).fetchOne(db)
   }
 
@@ -223,8 +255,11 @@ final class SQLiteJobStore: JobStore, Sendable {
     changes.add(listener)
   }
 
-  func notify(_ printer: String) {
-    for handler in observers.withLock({ $0 }) { handler(printer) }
+  /// Wakes this daemon's workers of `printers` (after the change that gives them work committed).
+  private func deliver(_ printers: Set<String>) {
+    guard !printers.isEmpty else { return }
+    let handlers = observers.withLock { $0 }
+    for printer in printers.sorted() { for handler in handlers { handler(printer) } }
   }
 
   // MARK: GRDB

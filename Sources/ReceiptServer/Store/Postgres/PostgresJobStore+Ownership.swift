@@ -13,8 +13,8 @@ import ReceiptModel
 /// while the job still carries that token — a daemon that lost its connection cannot claim, and
 /// cannot overwrite what the new owner recorded.
 extension PostgresJobStore {
-  func takeOwnership(of printer: String) async throws -> Bool? {
-    if owners.withLock({ $0[printer] }) != nil { return true }
+  func takeOwnership(of printer: String) async throws -> LastStop? {
+    if owners.withLock({ $0[printer] }) != nil { return .clean }
     try await migrated.value
     let (url, logger, instance) = (self.url, self.logger, self.instance)
     let connection = try await guarded {
@@ -24,7 +24,7 @@ extension PostgresJobStore {
       }
     }
     do {
-      let taken: (PrinterOwnership, Bool)? = try await guarded {
+      let taken: (PrinterOwnership, LastStop)? = try await guarded {
         try await bounded(timeout, what: url.redacted, onTimeout: { try? await connection.close() }) { _ in
           // A vanished client machine is noticed within about 15 s (idle 5 s, 5 probes 2 s apart).
           for setting in ["tcp_keepalives_idle = 5", "tcp_keepalives_interval = 2", "tcp_keepalives_count = 5"] {
@@ -50,17 +50,17 @@ extension PostgresJobStore {
               """, logger: logger)
             // This daemon taking its own printer back (its connection broke: PostgreSQL
             // restarted) is no crash.
-            let clean = previous.map { $0.1 || $0.2 == instance } ?? true
-            return (PrinterOwnership(connection: connection, epoch: epoch, token: "\(instance)#\(epoch)"), clean)
+            let lastStop: LastStop = previous.map { $0.1 || $0.2 == instance ? .clean : .unclean } ?? .never
+            return (PrinterOwnership(connection: connection, epoch: epoch, token: "\(instance)#\(epoch)"), lastStop)
           }
         }
       }
-      guard let (ownership, clean) = taken else {
+      guard let (ownership, lastStop) = taken else {
         try? await connection.close()
         return nil
       }
       owners.withLock { $0[printer] = ownership }
-      return clean
+      return lastStop
     } catch {
       try? await connection.close()
       throw error

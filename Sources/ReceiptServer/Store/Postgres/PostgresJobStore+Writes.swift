@@ -94,7 +94,9 @@ extension PostgresJobStore {
       """
     let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).collect()
     guard let row = rows.first else { throw StoreUnavailable(reason: "the insert of job \(job.id) returned nothing") }
-    return (try Job(postgres: row), true)
+    let stored = try Job(postgres: row)
+    try await wake(Job.printersToWake(from: nil, to: stored), connection)
+    return (stored, true)
   }
 
   private func job(idempotencyKey key: String, _ connection: PostgresConnection) async throws -> Job? {
@@ -124,7 +126,10 @@ extension PostgresJobStore {
         let original = try Job(postgres: row)
         var job = original
         let changed = change(&job)
-        if changed { try await self.save(job, original: original, connection) }
+        if changed {
+          try await self.save(job, original: original, connection)
+          try await self.wake(Job.printersToWake(from: original, to: job), connection)
+        }
         return (job, changed)
       }
     } catch let lost as OwnershipLost {
@@ -151,15 +156,20 @@ extension PostgresJobStore {
           let rows = try await connection.query(
             """
             SELECT \(unescaped: PostgresSchema.jobColumns) FROM job
-            WHERE printer = \(printer) AND state IN ('queued', 'printing')
-              AND sequence = (SELECT min(sequence) FROM job WHERE printer = \(printer) AND state IN ('queued', 'printing'))
+            WHERE printer = \(printer) AND state IN (\(unescaped: PostgresSchema.openStates))
+              AND sequence = (
+                SELECT min(sequence) FROM job WHERE printer = \(printer) AND state IN (\(unescaped: PostgresSchema.openStates)))
             FOR UPDATE SKIP LOCKED
             """, logger: logger
           ).collect()
           guard let row = rows.first else { return nil }
-          var job = try Job(postgres: row)
+          let original = try Job(postgres: row)
+          var job = original
           let changed = change(&job)
-          if changed { try await self.save(job, claim: ownership.token, connection) }
+          if changed {
+            try await self.save(job, claim: ownership.token, connection)
+            try await self.wake(Job.printersToWake(from: original, to: job), connection)
+          }
           return (job, changed)
         }
       }
@@ -180,12 +190,16 @@ extension PostgresJobStore {
         """, logger: self.logger
       ).collect()
       var changed: [Job] = []
+      var wakes: Set<String> = []
       for row in rows {
-        var job = try Job(postgres: row)
+        let original = try Job(postgres: row)
+        var job = original
         guard change(&job) else { continue }
         try await self.save(job, connection)
+        wakes.formUnion(Job.printersToWake(from: original, to: job))
         changed.append(job)
       }
+      try await self.wake(wakes, connection)
       return changed
     }
   }

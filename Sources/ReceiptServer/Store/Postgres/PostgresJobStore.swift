@@ -207,7 +207,7 @@ final class PostgresJobStore: JobStore, Sendable {
     try await jobs(
       """
       SELECT \(unescaped: PostgresSchema.jobColumns) FROM job
-      WHERE printer = \(printer) AND state IN ('queued', 'printing') ORDER BY sequence LIMIT 1
+      WHERE printer = \(printer) AND state IN (\(unescaped: PostgresSchema.openStates)) ORDER BY sequence LIMIT 1
       """
     ).first
   }
@@ -250,7 +250,14 @@ final class PostgresJobStore: JobStore, Sendable {
   /// Nothing to do here: the database announces every change that gives a printer work
   /// (`receipt_work`, from a trigger) to every daemon, this one included, and the listener wakes
   /// this daemon's workers then (``announce(_:)``) — once per change.
-  func notify(_ printer: String) {}
+  /// Wakes the daemon that drives each of `printers` — this one or another — when the
+  /// transaction on `connection` commits (`NOTIFY` is delivered at commit, never after a
+  /// rollback); each daemon hears it on its `LISTEN` connection (``PostgresListener``).
+  func wake(_ printers: Set<String>, _ connection: PostgresConnection) async throws {
+    for printer in printers.sorted() {
+      try await connection.query("SELECT pg_notify('receipt_work', \(printer))", logger: logger)
+    }
+  }
 
   /// Tells this daemon's work observers what the database announced.
   func announce(_ printer: String) {

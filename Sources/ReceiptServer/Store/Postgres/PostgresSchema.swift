@@ -16,6 +16,9 @@ enum PostgresSchema {
   /// read by name (``PostgresRowDecoder``), never by position.
   static let jobColumns = JobColumn.allCases.map(\.quoted).joined(separator: ", ")
 
+  /// ``Job/openStates`` as an SQL list: the states of the jobs in a printer's queue.
+  static let openStates = Job.openStates.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+
   /// ``jobColumns`` with an empty `data` (lists never load documents).
   static let listColumns = JobColumn.allCases.map { $0 == .data ? #"''::bytea AS "data""# : $0.quoted }
     .joined(separator: ", ")
@@ -179,11 +182,13 @@ enum PostgresSchema {
       ]
     ),
     (
-      5, "the change feed's payload from the row itself (every column but the document)",
+      5, "the change feed's payload from the row itself (every column but the document); work wake-ups by the store",
       [
         // `to_jsonb(NEW)` carries every column, also those added later: a new column needs no
         // new trigger. Timestamps are written in UTC (the function's own time zone) for the
-        // daemons' decoder (`Job.fromNotification`).
+        // daemons' decoder (`Job.fromNotification`). Work (`receipt_work`) is no longer the
+        // trigger's business: the store sends it as the queue's rule decides
+        // (`Job.printersToWake`).
         """
         CREATE OR REPLACE FUNCTION receipt_job_changed() RETURNS trigger LANGUAGE plpgsql SET timezone TO 'UTC' AS $$
         DECLARE
@@ -192,9 +197,6 @@ enum PostgresSchema {
         BEGIN
           IF octet_length(payload) > 7900 THEN payload := NEW.sequence::text; END IF;
           PERFORM pg_notify('receipt_jobs', payload);
-          IF NEW.state = 'queued' OR (TG_OP = 'UPDATE' AND OLD.state = 'queued' AND NEW.state <> 'printing') THEN
-            PERFORM pg_notify('receipt_work', NEW.printer);
-          END IF;
           RETURN NULL;
         END $$
         """
