@@ -39,15 +39,13 @@ final class ServerMetrics: Sendable {
   }
 
   /// The Prometheus exposition of the histograms and the job counts.
-  func exposition(counts: [String: [String: Int]], eventListeners: Int = 0) -> String {
+  func exposition(counts: JobCounts, eventListeners: Int = 0) -> String {
     let state = self.state.withLock { $0 }
     var out = "# HELP receipt_event_listeners Clients reading GET /v1/events.\n# TYPE receipt_event_listeners gauge\n"
     out += "receipt_event_listeners \(eventListeners)\n"
     out += "# HELP receipt_jobs Jobs by printer and state.\n# TYPE receipt_jobs gauge\n"
-    for (printer, states) in counts.sorted(by: { $0.key < $1.key }) {
-      for (job, n) in states.sorted(by: { $0.key < $1.key }) {
-        out += "receipt_jobs{printer=\"\(printer)\",state=\"\(job)\"} \(n)\n"
-      }
+    for (printer, states) in counts.byPrinter {
+      for (job, n) in states { out += "receipt_jobs{printer=\"\(printer)\",state=\"\(job.rawValue)\"} \(n)\n" }
     }
     for what in ["accepted", "printed", "failed_over"] {
       out += "# HELP receipt_route_tickets_\(what)_total Tickets of orders per route.\n"

@@ -50,7 +50,7 @@ import Testing
     let fixture = try ServerFixture(store: store)
     try await fixture.running {
       var request = JobRequest(printer: "archive", template: "", data: Data(repeating: 0x25, count: 1 << 20))
-      request.documentFormat = "application/pdf"
+      request.documentFormat = .pdf
       request.held = true  // stays out of the printer's queue
       let job = try await fixture.server.store.accept(request, idempotencyKey: nil).job
       let listed = try await fixture.server.store.jobs(state: nil, printer: nil, limit: 10, before: nil)
@@ -74,7 +74,7 @@ import Testing
   private func retention(_ fixture: ServerFixture) async throws {
     let store = fixture.server.store
     var request = JobRequest(printer: "archive", template: "", data: Data("%PDF-1.4 not really".utf8))
-    request.documentFormat = "application/pdf"
+    request.documentFormat = .pdf
     request.held = true
     let document = try await store.accept(request, idempotencyKey: nil).job
     let order = try await store.accept(

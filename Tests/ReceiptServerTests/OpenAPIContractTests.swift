@@ -51,7 +51,7 @@ import Testing
       printerState: "held", createdAt: now, updatedAt: now, notBefore: now, orderID: "o", route: "kitchen",
       label: "KITCHEN", fallback: "counter", fallbackFor: "kitchen", failoverReason: "paper out", reprintOf: "b",
       reprint: 1, documentSHA256: "00", sentAt: now, processID: "0042", interruptions: 1, stage: .rendering,
-      documentFormat: "application/pdf", jobName: "Beleg", user: "ana")
+      documentFormat: .pdf, jobName: "Beleg", user: "ana")
     let full = JobResponse(job)
     job.state = .queued
     job.stage = nil

@@ -101,10 +101,10 @@ import Testing
     held.held = true
     held.user = "ana"
     held.jobName = "Beleg 42"
-    held.printOptions = #"{"scaling":"fit"}"#
+    held.printOptions = DocumentJobOptions(scaling: .fit)
     let first = try await store.accept(held, idempotencyKey: nil).job
     var document = JobRequest(printer: "counter", template: "", data: Data([0x52, 0x61, 0x53, 0x32]))
-    document.documentFormat = "image/pwg-raster"
+    document.documentFormat = .pwgRaster
     let second = try await store.accept(document, idempotencyKey: nil).job
     #expect(first.state == .held && second.state == .queued)
     let head = try #require(try await store.claimNext(printer: "counter"))
@@ -113,11 +113,11 @@ import Testing
     #expect(try await store.claimNext(printer: "counter") == nil)
     let pdf = Data("%PDF-1.7 receipt".utf8)
     let (released, wasHeld) = try #require(
-      try await store.release(first.id, data: pdf, documentFormat: "application/pdf"))
+      try await store.release(first.id, data: pdf, documentFormat: .pdf))
     #expect(wasHeld && released.state == .queued)
     let stored = try #require(try await store.job(first.id))
-    #expect(stored.data == pdf && stored.documentFormat == "application/pdf" && stored.user == "ana")
-    #expect(stored.jobName == "Beleg 42" && stored.printOptions == #"{"scaling":"fit"}"#)
+    #expect(stored.data == pdf && stored.documentFormat == .pdf && stored.user == "ana")
+    #expect(stored.jobName == "Beleg 42" && stored.printOptions == DocumentJobOptions(scaling: .fit))
     #expect(try await store.claimNext(printer: "counter")?.id == first.id, "released, it prints")
     var late = JobRequest(printer: "counter", template: "", data: Data())
     late.held = true

@@ -129,10 +129,10 @@ import Testing
     #expect(!claimed, "a held job is not claimed")
     let pdf = Data("%PDF-1.7".utf8)
     let later = Self.now.addingTimeInterval(3)
-    let released = job.release(data: pdf, documentFormat: "application/pdf", now: later)
+    let released = job.release(data: pdf, documentFormat: .pdf, now: later)
     #expect(released)
     #expect(
-      job.state == .queued && job.data == pdf && job.documentFormat == "application/pdf" && job.notBefore == later)
+      job.state == .queued && job.data == pdf && job.documentFormat == .pdf && job.notBefore == later)
     let again = job.release(data: Data(), documentFormat: nil, now: later)
     let abandoned = job.abandon(reason: "late", now: later)
     #expect(!again && !abandoned, "one document; only a held job is abandoned")

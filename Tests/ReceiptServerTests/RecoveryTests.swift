@@ -18,10 +18,25 @@ import Testing
   @Test func backoffDoublesFromHalfASecondToAMinuteWithJitter() {
     for attempt in 1...12 {
       let base = min(60, 0.5 * pow(2, Double(attempt - 1)))
-      let delays = (0..<200).map { _ in PrintWorker.backoff(attempt: attempt) }
-      #expect(delays.allSatisfy { $0 >= base * 0.75 - 1e-9 && $0 <= base * 1.25 + 1e-9 }, "attempt \(attempt)")
-      #expect(Set(delays).count > 100, "jittered")
+      #expect(Job.backoff(attempt: attempt) == base)
+      #expect(Job.backoff(attempt: attempt, jitter: 0.75) == base * 0.75)
+      #expect(Job.backoff(attempt: attempt, jitter: 1.25) == base * 1.25)
     }
+    #expect(Job.backoff(attempt: 10_000) == 60, "no overflow however many attempts")
+  }
+
+  /// Where a failed attempt takes a job is the queue's rule: failed for good when permanent, dead
+  /// at the last attempt, else queued again after the backoff.
+  @Test func aFailedAttemptEndsAsTheRuleSays() {
+    var job = Job(
+      JobRequest(printer: "p", template: "t", data: Data()), id: "x", sequence: 1, idempotencyKey: nil, orderID: nil,
+      now: Date())
+    let now = Date()
+    job.attempts = 3
+    #expect(job.afterFailedAttempt(permanent: true, maxAttempts: 8, now: now, jitter: 1) == (.failed, nil))
+    #expect(job.afterFailedAttempt(permanent: false, maxAttempts: 3, now: now, jitter: 1) == (.dead, nil))
+    let next = job.afterFailedAttempt(permanent: false, maxAttempts: 8, now: now, jitter: 1)
+    #expect(next.state == .queued && next.retryAt == now.addingTimeInterval(2))
   }
 
   @Test(arguments: StoreKind.allCases) func aSocketPrinterThatComesBackGetsTheJobAfterRetries(store: StoreKind)

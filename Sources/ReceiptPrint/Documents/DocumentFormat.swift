@@ -4,7 +4,7 @@ public import Foundation
 /// tablets and desktops through AirPrint / IPP Everywhere, CUPS' driverless queues) and what
 /// `receipt print FILE` takes. Each becomes pages of gray pixels (``DocumentPages``) that are
 /// laid out on the roll (``DocumentLayout``) and printed like any receipt.
-public enum DocumentFormat: String, Sendable, CaseIterable {
+public enum DocumentFormat: String, Sendable, CaseIterable, Codable {
   case pdf = "application/pdf"
   /// PWG Raster (PWG 5102.4), what IPP Everywhere clients and CUPS send.
   case pwgRaster = "image/pwg-raster"

@@ -265,11 +265,10 @@ extension ReceiptServer {
     let owners = try await store.printerOwners()
     let states = try await blocking.run { self.configuration.printers.map(self.printerState) }
     return zip(configuration.printers, states).map { printer, status in
-      let states = counts[printer.name] ?? [:]
       let (state, reasons) = status
       return PrinterResponse(
-        name: printer.name, target: printer.target.description, queued: states["queued"] ?? 0,
-        printing: states["printing"] ?? 0, state: state, reasons: reasons, owner: owners[printer.name])
+        name: printer.name, target: printer.target.description, queued: counts.count(printer.name, .queued),
+        printing: counts.count(printer.name, .printing), state: state, reasons: reasons, owner: owners[printer.name])
     }
   }
 

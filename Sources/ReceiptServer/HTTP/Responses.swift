@@ -44,7 +44,7 @@ struct JobResponse: Codable, Equatable {
   var user: String?
 
   init(_ job: Job) {
-    documentFormat = job.documentFormat
+    documentFormat = job.documentFormat?.rawValue
     jobName = job.jobName
     user = job.user
     stage = job.state == .printing ? job.stage : nil

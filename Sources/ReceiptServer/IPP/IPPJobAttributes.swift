@@ -63,7 +63,7 @@ enum IPPJobAttributes {
       IPPAttribute("date-time-at-processing", date(processing)),
       IPPAttribute("date-time-at-completed", date(finished)),
       IPPAttribute("copies", .integer(Int32(job.copies))),
-      IPPAttribute("document-format", .mimeMediaType(job.documentFormat ?? DocumentFormat.order.rawValue)),
+      IPPAttribute("document-format", .mimeMediaType((job.documentFormat ?? .order).rawValue)),
       IPPAttribute("job-impressions-completed", .integer(job.state == .completed ? Int32(job.copies) : 0)),
     ]
     if let intervening {

@@ -8,6 +8,7 @@ import ReceiptModel
 struct IPPJobTicket {
   var copies = 1
   var jobName: String?
+  /// `document-format` as the client gave it (`application/octet-stream` included: sniffed later).
   var format: String?
   var options = DocumentJobOptions()
   /// An order's template (`template`, for `application/vnd.receipt+json`) and its locale.
@@ -55,11 +56,11 @@ struct IPPJobTicket {
     case "media-col":
       ok = one && attribute.collection.map { mediaCol($0, printer: printer) } == true
     case "print-scaling":
-      ok = one && value?.string.flatMap(DocumentScaling.init(rawValue:)) != nil
-      if ok { options.scaling = value?.string }
+      options.scaling = one ? value?.string.flatMap(DocumentScaling.init(rawValue:)) : nil
+      ok = options.scaling != nil
     case "print-content-optimize":
-      ok = one && value?.string.flatMap(DocumentContent.init(rawValue:)) != nil
-      if ok { options.content = value?.string }
+      options.content = one ? value?.string.flatMap(DocumentContent.init(rawValue:)) : nil
+      ok = options.content != nil
     case "page-ranges":
       var ranges: [[Int]] = []
       for case .range(let a, let b) in attribute.values where a >= 1 && a <= b { ranges.append([Int(a), Int(b)]) }

@@ -58,11 +58,11 @@ extension ReceiptServer {
     var request = JobRequest(printer: context.printer.name, template: "", data: Data(), copies: ticket.copies)
     request.jobName = ticket.jobName
     request.user = context.request.user
-    request.printOptions = ticket.options.json
+    request.printOptions = ticket.options.stored
     request.locale = ticket.locale
     guard let document else {
       request.held = true
-      request.documentFormat = ticket.format
+      request.documentFormat = ticket.format.flatMap(DocumentFormat.init(rawValue:))
       request.template = ticket.template ?? ""
       return request
     }
@@ -72,7 +72,7 @@ extension ReceiptServer {
       request.data = try checkOrder(document, ticket: ticket)
       request.template = ticket.template ?? ""
     } else {
-      request.documentFormat = format?.rawValue
+      request.documentFormat = format
       request.data = try document.data()
     }
     return request
@@ -111,7 +111,7 @@ extension ReceiptServer {
 
   private func createJob(_ context: IPPContext) async throws -> IPPMessage {
     let ticket = try ticket(context)
-    let held = try await store.counts()[context.printer.name]?["held"] ?? 0
+    let held = try await store.counts().count(context.printer.name, .held)
     guard held < Self.ippMaxHeldJobs else {
       throw IPPFailure(
         .busy,
@@ -138,14 +138,14 @@ extension ReceiptServer {
       return Self.ippAnswer(.ok, requestID: 0)
     }
     var ticket = try ticket(context)
-    ticket.format = ticket.format ?? job.documentFormat
+    ticket.format = ticket.format ?? job.documentFormat?.rawValue
     ticket.template = job.template.isEmpty ? nil : job.template
     let format = try documentFormat(ticket, document: document)
     return try await IPPDocument.storing.withPermit {
       let data = format == .order ? try checkOrder(document, ticket: ticket) : try document.data()
       guard
         let (released, _) = try await store.release(
-          job.id, data: data, documentFormat: format == .order ? nil : format?.rawValue)
+          job.id, data: data, documentFormat: format == .order ? nil : format)
       else { throw IPPFailure(.notFound, "job \(job.sequence) is gone") }
       return ok(ticket, job: released, context)
     }

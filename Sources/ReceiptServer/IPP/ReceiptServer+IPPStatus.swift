@@ -14,13 +14,13 @@ extension ReceiptServer {
   /// The printer's state as IPP gives it, from its worker: stopped with the printer's reasons
   /// while it holds its queue (paper out, cover open), processing while a job prints.
   func ippState(_ printer: IPPPrinter) async throws -> (state: Int32, reasons: [String], message: String, jobs: Int) {
-    let counts = try await store.counts()[printer.name] ?? [:]
-    let jobs = (counts["queued"] ?? 0) + (counts["printing"] ?? 0) + (counts["held"] ?? 0)
+    let counts = try await store.counts()
+    let jobs = counts.count(printer.name, in: [.queued, .printing, .held])
     if let hold = workerHold(printer.name) {
       let reasons = hold.reasons.isEmpty ? ["other-error"] : hold.reasons.map(Self.severe)
       return (5, reasons, hold.message, jobs)
     }
-    return ((counts["printing"] ?? 0) > 0 ? 4 : 3, ["none"], "", jobs)
+    return (counts.count(printer.name, .printing) > 0 ? 4 : 3, ["none"], "", jobs)
   }
 
   /// A printer-state-reasons keyword with its severity (RFC 8011: `-error` stops the printer).

@@ -1,36 +1,51 @@
 import Foundation
 import ReceiptKit
 
-/// How a document job (IPP) prints, kept with the job as JSON (`Job.printOptions`): what the
-/// client asked for (IPP `print-scaling`, `print-content-optimize`, `page-ranges`).
+/// How a document job (IPP) prints: what the client asked for (IPP `print-scaling`,
+/// `print-content-optimize`, `page-ranges`). Kept with the job in one text column as JSON
+/// (`Job.printOptions`): its `Codable` form is that one string.
 struct DocumentJobOptions: Codable, Sendable, Equatable {
-  var scaling: String?
-  var content: String?
+  var scaling: DocumentScaling?
+  var content: DocumentContent?
   /// 1-based page ranges, each `[first, last]`.
   var pageRanges: [[Int]]?
 
-  /// The options of a stored job (defaults when it has none or they do not read).
-  init(json: String?) {
-    self = json.flatMap { try? JSONDecoder().decode(Self.self, from: Data($0.utf8)) } ?? Self()
-  }
-
-  init(scaling: String? = nil, content: String? = nil, pageRanges: [[Int]]? = nil) {
+  init(scaling: DocumentScaling? = nil, content: DocumentContent? = nil, pageRanges: [[Int]]? = nil) {
     self.scaling = scaling
     self.content = content
     self.pageRanges = pageRanges
   }
 
-  /// As JSON for the store (nil when every option is the default).
-  var json: String? {
-    guard self != Self() else { return nil }
-    return (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) }
+  /// The fields as the column's JSON has them.
+  private struct Fields: Codable {
+    var scaling: String?
+    var content: String?
+    var pageRanges: [[Int]]?
   }
+
+  /// From the column's JSON text; options it does not know read as their defaults.
+  init(from decoder: any Decoder) throws {
+    let text = try decoder.singleValueContainer().decode(String.self)
+    let fields = (try? JSONDecoder().decode(Fields.self, from: Data(text.utf8))) ?? Fields()
+    self.init(
+      scaling: fields.scaling.flatMap(DocumentScaling.init(rawValue:)),
+      content: fields.content.flatMap(DocumentContent.init(rawValue:)), pageRanges: fields.pageRanges)
+  }
+
+  /// As the column's JSON text.
+  func encode(to encoder: any Encoder) throws {
+    let fields = Fields(scaling: scaling?.rawValue, content: content?.rawValue, pageRanges: pageRanges)
+    var container = encoder.singleValueContainer()
+    try container.encode(String(decoding: try JSONEncoder().encode(fields), as: UTF8.self))
+  }
+
+  /// Nil when every option is the default (nothing to keep).
+  var stored: DocumentJobOptions? { self == Self() ? nil : self }
 
   /// The print options for `paper`, with a reprint's mark.
   func printOptions(paper: Paper, mark: String?) -> DocumentPrintOptions {
     DocumentPrintOptions(
-      paper: paper, scaling: scaling.flatMap(DocumentScaling.init(rawValue:)) ?? .auto,
-      content: content.flatMap(DocumentContent.init(rawValue:)) ?? .auto,
+      paper: paper, scaling: scaling ?? .auto, content: content ?? .auto,
       pageRanges: pageRanges?.compactMap { $0.count == 2 && $0[0] <= $0[1] ? $0[0]...$0[1] : nil }, mark: mark)
   }
 }

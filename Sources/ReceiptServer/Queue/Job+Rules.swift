@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptKit
 
 /// The queue's rules, written once: every change of a job's state is a function of the job (and
 /// the time) alone. The stores (``SQLiteJobStore``, ``PostgresJobStore``) only load, lock and save
@@ -95,6 +96,25 @@ extension Job {
     updatedAt = now
   }
 
+  /// Where a failed attempt takes this printing job: `failed` for good when the failure is
+  /// `permanent` (a template or data error, a printer that does not exist), `dead` once it has
+  /// had `maxAttempts` attempts, else `queued` again at `now` plus the backoff for its attempts
+  /// (``backoff(attempt:jitter:)``). ``fail(error:retryAt:state:now:)`` records it.
+  func afterFailedAttempt(permanent: Bool, maxAttempts: Int, now: Date, jitter: Double) -> (
+    state: State, retryAt: Date?
+  ) {
+    if permanent { return (.failed, nil) }
+    if attempts >= maxAttempts { return (.dead, nil) }
+    return (.queued, now.addingTimeInterval(Self.backoff(attempt: attempts, jitter: jitter)))
+  }
+
+  /// Seconds before attempt `attempt + 1`: 0.5 s doubling per attempt, at most 60 s, times
+  /// `jitter` (the worker draws it from 0.75…1.25, so printers that failed together do not retry
+  /// together).
+  static func backoff(attempt: Int, jitter: Double = 1) -> TimeInterval {
+    min(60, 0.5 * pow(2, Double(min(max(0, attempt - 1), 16)))) * jitter
+  }
+
   /// An attempt failed: queued again for `retryAt`, or ended in `state` (failed or dead).
   mutating func fail(error: String, retryAt: Date?, state: State, now: Date) {
     self.error = error
@@ -110,7 +130,7 @@ extension Job {
 
   /// A held job's document arrived (IPP Send-Document): it joins its printer's queue. False
   /// (nothing changes) unless it is held.
-  mutating func release(data: Data, documentFormat: String?, now: Date) -> Bool {
+  mutating func release(data: Data, documentFormat: DocumentFormat?, now: Date) -> Bool {
     guard state == .held else { return false }
     self.data = data
     self.documentFormat = documentFormat

@@ -1,4 +1,5 @@
 package import Foundation
+import ReceiptKit
 
 /// A print job as the queue keeps it.
 struct Job: Codable, Sendable, Equatable {
@@ -79,13 +80,13 @@ struct Job: Codable, Sendable, Equatable {
   var stage: Stage? = nil
   /// A document job's format (what an IPP client sent: PDF, PWG or Apple raster, JPEG, PNG),
   /// its bytes in `data`; nil for an order bound into `template`.
-  var documentFormat: String? = nil
+  var documentFormat: DocumentFormat? = nil
   /// The job's name and the user who sent it, as an IPP client gave them (`job-name`,
   /// `requesting-user-name`).
   var jobName: String? = nil
   var user: String? = nil
-  /// How a document job prints (``DocumentJobOptions`` as JSON): scaling, content, pages.
-  var printOptions: String? = nil
+  /// How a document job prints: scaling, content, pages (stored as JSON text).
+  var printOptions: DocumentJobOptions? = nil
 
   /// The part of printing a `printing` job is in.
   enum Stage: String, Codable, Sendable {
@@ -111,10 +112,10 @@ package struct JobRequest: Sendable, Equatable {
   var reprintOf: String?
   var reprint: Int = 0
   /// Set for a document job (IPP): its format, name, user and print options (see ``Job``).
-  var documentFormat: String?
+  var documentFormat: DocumentFormat?
   var jobName: String?
   var user: String?
-  var printOptions: String?
+  var printOptions: DocumentJobOptions?
   /// Created without its document (IPP Create-Job): `held` until ``Job/release(data:documentFormat:now:)``.
   var held = false
 

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptKit
 
 /// The queue's operations, written once for every store: each applies a rule of `Job+Rules`
 /// through the store's primitives (which wake the printers the change gives work:
@@ -84,7 +85,7 @@ extension JobStore {
 
   /// A held job's document (IPP Send-Document): the job joins its printer's queue. Returns the
   /// job as stored and whether it was held; nil when there is no such job.
-  func release(_ id: String, data: Data, documentFormat: String?, now: Date = Date()) async throws -> (
+  func release(_ id: String, data: Data, documentFormat: DocumentFormat?, now: Date = Date()) async throws -> (
     Job, released: Bool
   )? {
     try await update(id, { $0.release(data: data, documentFormat: documentFormat, now: now) }).map {

@@ -59,7 +59,7 @@ protocol JobStore: Sendable {
   /// An order and its tickets.
   func order(_ id: String) async throws -> (order: Order, jobs: [Job])?
   /// Job counts by printer and state.
-  func counts() async throws -> [String: [String: Int]]
+  func counts() async throws -> JobCounts
   /// Which daemon drives each printer, for stores shared by several daemons (else empty).
   func printerOwners() async throws -> [String: String]
   /// Nil when the store can write, else why not (after a failed write, a probe write decides).
@@ -120,4 +120,28 @@ enum Inserted: Sendable {
 struct OwnershipLost: Error, CustomStringConvertible {
   let job: String
   var description: String { "job \(job) was taken over by another daemon (this one lost its printer)" }
+}
+
+/// How many jobs each printer has in each state (the `/metrics` gauges, the printers' answers).
+struct JobCounts: Sendable, Equatable {
+  private var counts: [String: [Job.State: Int]] = [:]
+
+  /// Adds `count` jobs of `printer` in `state` (a state the queue does not know is not counted).
+  mutating func add(_ count: Int, printer: String, state: String) {
+    guard let state = Job.State(rawValue: state) else { return }
+    counts[printer, default: [:]][state, default: 0] += count
+  }
+
+  /// The jobs of `printer` in `state`.
+  func count(_ printer: String, _ state: Job.State) -> Int { counts[printer]?[state] ?? 0 }
+
+  /// The jobs of `printer` in any of `states`.
+  func count(_ printer: String, in states: [Job.State]) -> Int { states.reduce(0) { $0 + count(printer, $1) } }
+
+  /// Every printer with jobs, and its counts by state, in name order.
+  var byPrinter: [(printer: String, states: [(state: Job.State, count: Int)])] {
+    counts.sorted { $0.key < $1.key }.map { printer, states in
+      (printer, states.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key, $0.value) })
+    }
+  }
 }

@@ -1,4 +1,5 @@
 import GRDB
+import ReceiptKit
 
 /// The SQLite store's schema, as GRDB migrations (the PostgreSQL store's are in
 /// ``PostgresSchema``). Columns are named as `Job`'s and `Order`'s properties.
@@ -73,12 +74,21 @@ extension SQLiteJobStore {
         t.add(column: "printOptions", .text)
       }
     }
+    migrator.registerMigration("v8: document formats as the queue knows them") { db in
+      // Create-Job once kept `application/octet-stream` (sniffed when the document came): not a
+      // format of its own, so no format.
+      try db.execute(
+        sql: "UPDATE job SET documentFormat = NULL WHERE documentFormat NOT IN (\(SQLiteJobStore.formats))")
+    }
     return migrator
   }
+
+  /// The document formats a job may have, as an SQL list.
+  static var formats: String { DocumentFormat.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") }
 }
 
 extension CodingKey {
   /// The column of a declared field (``JobColumn``, `Order.CodingKeys`) in GRDB's query
   /// interface: the one way the SQLite store names a column.
-  var column: Column { Column(self) }
+  var column: GRDB.Column { GRDB.Column(self) }
 }

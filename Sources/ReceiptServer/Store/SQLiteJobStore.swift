@@ -217,15 +217,11 @@ final class SQLiteJobStore: JobStore, Sendable {
       .order(JobColumn.sequence.column).fetchOne(db)
   }
 
-  func counts() async throws -> [String: [String: Int]] {
+  func counts() async throws -> JobCounts {
     try await read { db in
-      var result: [String: [String: Int]] = [:]
+      var result = JobCounts()
       let rows = try Row.fetchAll(db, sql: "SELECT printer, state, COUNT(*) AS n FROM job GROUP BY printer, state")
-      for row in rows {
-        let printer: String = row["printer"]
-        let state: String = row["state"]
-        result[printer, default: [:]][state] = row["n"]
-      }
+      for row in rows { result.add(row["n"], printer: row["printer"], state: row["state"]) }
       return result
     }
   }

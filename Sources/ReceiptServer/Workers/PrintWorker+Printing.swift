@@ -47,15 +47,12 @@ extension PrintWorker {
   /// stop's grace is over (the job is then ``Interrupted``, as a stop — never a crash).
   func prepare(_ job: Job, _ request: PrintRequest) async throws -> PreparedPrint {
     if let format = job.documentFormat {
-      guard let format = DocumentFormat(rawValue: format) else {
-        throw ReceiptError(.data, "job \(job.id) has the unknown document format \(format)")
-      }
       guard !job.documentRemoved else {
         throw ReceiptError(.data, "job \(job.id)'s document was removed after the retention (documentDays)")
       }
       // An interrupted print (or a reprint) is marked as one, as templates mark receipts.
       let mark = job.interruptions > 0 || job.reprint > 0 ? "*** REPRINT ***" : nil
-      let options = DocumentJobOptions(json: job.printOptions).printOptions(paper: printer.roll, mark: mark)
+      let options = (job.printOptions ?? DocumentJobOptions()).printOptions(paper: printer.roll, mark: mark)
       var request = request
       request.shouldStop = request.shouldStop ?? shouldStop
       do {

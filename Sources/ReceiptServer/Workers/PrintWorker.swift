@@ -199,19 +199,25 @@ final class PrintWorker: Service, Sendable {
       outage.forceDue()
       await record(.retry(failover.reason, at: Date()), of: job)
       return
-    } catch let error as ReceiptError where error.isPermanent {
-      outcome = .failed(error.message)
-      logger.warning("job \(job.id) failed: \(error.message)")
     } catch {
+      // Where the job goes from here is the queue's rule (`Job.afterFailedAttempt`).
+      let permanent = (error as? ReceiptError)?.isPermanent ?? false
       let message = Self.describe(error)
-      if job.attempts >= maxAttempts {
+      let now = Date()
+      let next = job.afterFailedAttempt(
+        permanent: permanent, maxAttempts: maxAttempts, now: now, jitter: Double.random(in: 0.75...1.25))
+      switch (next.state, next.retryAt) {
+      case (.queued, let at?):
+        outcome = .retry(message, at: at)
+        logger.warning(
+          "job \(job.id) attempt \(job.attempts) failed, retrying in \(String(format: "%.1f", at.timeIntervalSince(now))) s: \(message)"
+        )
+      case (.dead, _):
         outcome = .dead(message)
         logger.error("job \(job.id) dead after \(job.attempts) attempts: \(message)")
-      } else {
-        let delay = Self.backoff(attempt: job.attempts)
-        outcome = .retry(message, at: Date().addingTimeInterval(delay))
-        logger.warning(
-          "job \(job.id) attempt \(job.attempts) failed, retrying in \(String(format: "%.1f", delay)) s: \(message)")
+      default:
+        outcome = .failed(message)
+        logger.warning("job \(job.id) failed: \(message)")
       }
     }
     await record(outcome, of: job)
@@ -262,8 +268,4 @@ final class PrintWorker: Service, Sendable {
     }
   }
 
-  /// Exponential backoff with ±25 % jitter: 0.5 s, 1 s, 2 s … capped at 60 s.
-  static func backoff(attempt: Int) -> TimeInterval {
-    min(60, 0.5 * pow(2, Double(max(0, attempt - 1)))) * Double.random(in: 0.75...1.25)
-  }
 }

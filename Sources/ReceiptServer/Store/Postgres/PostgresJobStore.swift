@@ -212,11 +212,11 @@ final class PostgresJobStore: JobStore, Sendable {
     ).first
   }
 
-  func counts() async throws -> [String: [String: Int]] {
-    var result: [String: [String: Int]] = [:]
+  func counts() async throws -> JobCounts {
+    var result = JobCounts()
     for row in try await rows("SELECT printer, state, count(*) FROM job GROUP BY printer, state") {
       let (printer, state, count) = try row.decode((String, String, Int).self)
-      result[printer, default: [:]][state] = count
+      result.add(count, printer: printer, state: state)
     }
     return result
   }

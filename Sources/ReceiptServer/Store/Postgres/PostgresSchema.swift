@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ReceiptKit
 
 /// The PostgreSQL store's schema, as numbered migrations (the SQLite store's are GRDB
 /// migrations). Each runs once, in one transaction, recorded in `receipt_migrations`; daemons
@@ -200,6 +201,13 @@ enum PostgresSchema {
           RETURN NULL;
         END $$
         """
+      ]
+    ),
+    (
+      6, "document formats as the queue knows them (Create-Job once kept application/octet-stream)",
+      [
+        #"UPDATE job SET "documentFormat" = NULL WHERE "documentFormat" NOT IN ("#
+          + DocumentFormat.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
       ]
     ),
   ]
