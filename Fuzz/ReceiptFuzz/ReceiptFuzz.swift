@@ -79,7 +79,7 @@ enum Fuzz {
     case "ipp":
       // An IPP request as the IPP printers read it: libcups' parser, the request's frame and
       // job ticket, and an answer written back with the request's attributes in it.
-      _ = ReceiptServer.checkIPPRequest(data, printer: ippPrinter)
+      _ = IPPFront.checkRequest(data, printer: ippPrinter)
     case "document":
       // A document an IPP client sends (PWG or Apple raster, JPEG, PNG) read into pages — here,
       // as the reader process does —, reduced to the printer's dots and laid out on 80 mm paper

@@ -66,7 +66,7 @@ import Testing
       // Out of paper in the first receipt: the printer shows it, the queue holds, nothing is lost.
       #expect(
         try await fixture.wait(seconds: 30) {
-          try await fixture.server.printerResponses().first { $0.name == "counter" }?.reasons.contains("media-empty")
+          try await fixture.server.probe.responses().first { $0.name == "counter" }?.reasons.contains("media-empty")
             == true
         })
       // The worker sees it too (its own status watch, then the buffer clear): the job goes back.
@@ -146,7 +146,7 @@ import Testing
     let job = try #require(try await Self.submit(fixture, count: 1).first)
     try await fixture.running {
       #expect(try await fixture.wait(seconds: 30) { try await fixture.server.store.job(job.id)?.state == .completed })
-      let counter = try #require(try await fixture.server.printerResponses().first { $0.name == "counter" })
+      let counter = try #require(try await fixture.server.probe.responses().first { $0.name == "counter" })
       #expect(counter.state == "unknown")
       // Unconfirmed, the job is complete once the bytes are sent; the printer finishes its page after.
       #expect(

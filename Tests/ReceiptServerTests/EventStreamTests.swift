@@ -141,7 +141,7 @@ import Testing
     hub.publish(type: "job", data: "{}")
     var frames: [String] = []
     for await event in subscription.events {
-      frames.append(ReceiptServer.frame(event, hub: hub))
+      frames.append(HTTPAPI.frame(event, hub: hub))
       if frames.count == 2 { break }
     }
     #expect(frames == [": keep-alive\n\n", "id: t-1\nevent: job\ndata: {}\n\n"])

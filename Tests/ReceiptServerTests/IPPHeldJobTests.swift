@@ -16,9 +16,10 @@ import Testing
       let late = try await fixture.server.store.accept(request, idempotencyKey: nil).job
       // From the job's own creation time, not the clock after `accept` returned (which may be
       // seconds later on a loaded machine or under ThreadSanitizer).
-      let now = late.createdAt.addingTimeInterval(TimeInterval(ReceiptServer.ippHeldTimeout) + 1)
-      #expect(await fixture.server.abandonLateHeldJobs(now: now.addingTimeInterval(-2)) == 0, "within 60 s: waiting")
-      #expect(await fixture.server.abandonLateHeldJobs(now: now) >= 1)
+      let now = late.createdAt.addingTimeInterval(TimeInterval(IPPFront.heldTimeout) + 1)
+      #expect(
+        await fixture.server.ipp.abandonLateHeldJobs(now: now.addingTimeInterval(-2)) == 0, "within 60 s: waiting")
+      #expect(await fixture.server.ipp.abandonLateHeldJobs(now: now) >= 1)
       let failed = try #require(try await fixture.server.store.job(late.id))
       #expect(failed.state == .failed && failed.error?.contains("no document arrived within 60 s") == true)
     }
@@ -37,8 +38,8 @@ import Testing
       request.held = true
       var last: Job?
       for _ in 0..<600 { last = try await fixture.server.store.accept(request, idempotencyKey: nil).job }
-      let now = try #require(last).createdAt.addingTimeInterval(TimeInterval(ReceiptServer.ippHeldTimeout) + 1)
-      #expect(await fixture.server.abandonLateHeldJobs(now: now) == 600)
+      let now = try #require(last).createdAt.addingTimeInterval(TimeInterval(IPPFront.heldTimeout) + 1)
+      #expect(await fixture.server.ipp.abandonLateHeldJobs(now: now) == 600)
       #expect(try await fixture.server.store.jobs(state: .held, printer: nil, limit: 500, before: nil).isEmpty)
       #expect(try await fixture.server.store.jobs(state: .failed, printer: nil, limit: 500, before: nil).count == 500)
     }
@@ -85,8 +86,9 @@ import Testing
     ).job
     for id in [document.id, order.id] { _ = try await store.abandon(id, reason: "test") }
     let ended = try #require(try await store.job(document.id)).updatedAt
-    #expect(await fixture.server.removeOldDocuments(now: ended.addingTimeInterval(86_400)) == 0, "one day: kept")
-    #expect(await fixture.server.removeOldDocuments(now: ended.addingTimeInterval(2 * 86_400 + 1)) == 1)
+    #expect(
+      await fixture.server.workers.removeOldDocuments(now: ended.addingTimeInterval(86_400)) == 0, "one day: kept")
+    #expect(await fixture.server.workers.removeOldDocuments(now: ended.addingTimeInterval(2 * 86_400 + 1)) == 1)
     let removed = try #require(try await store.job(document.id))
     #expect(removed.data.isEmpty && removed.state == .failed && removed.error == "test", "the record stays")
     #expect(try await store.job(order.id)?.data == Data("{}".utf8), "an order's data is not a document")

@@ -161,3 +161,32 @@ func running<T>(_ server: ReceiptServer, _ body: () async throws -> T) async thr
     throw error
   }
 }
+
+/// The daemon's printing side run without its listeners, as the tests drive it: ``QueueWorkers``
+/// in a ServiceGroup of its own on a task the test owns (the daemon runs every part in one group:
+/// ``ReceiptServer/run(onServerRunning:onIPPRunning:)``). `start` returns once the store is open
+/// and the workers run; `stop` gives them their grace and returns after the clean stop.
+extension ReceiptServer {
+  private static let running = Locked<[ObjectIdentifier: (group: ServiceGroup, task: Task<Void, Never>)]>([:])
+
+  func start() async throws {
+    try await openStore()
+    let id = ObjectIdentifier(self)
+    guard Self.running.withLock({ $0[id] }) == nil else { return }
+    var configuration = ServiceGroupConfiguration(
+      services: [.init(service: workers)], gracefulShutdownSignals: [], logger: logger)
+    let bound = Duration.seconds(self.configuration.shutdownGrace + 5)
+    configuration.maximumGracefulShutdownDuration = bound
+    configuration.maximumCancellationDuration = bound
+    let group = ServiceGroup(configuration: configuration)
+    let task = Task<Void, Never> { _ = try? await group.run() }
+    Self.running.withLock { $0[id] = (group, task) }
+  }
+
+  func stop() async {
+    hub.close()
+    guard let (group, task) = Self.running.withLock({ $0.removeValue(forKey: ObjectIdentifier(self)) }) else { return }
+    await group.triggerGracefulShutdown()
+    await task.value
+  }
+}

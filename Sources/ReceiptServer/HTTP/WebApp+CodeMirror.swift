@@ -3,7 +3,7 @@
 // swift-format-ignore-file
 import Foundation
 
-extension ReceiptServer {
+extension WebApp {
   /// CodeMirror's core, XML mode and the closetag, matchtags, xml-fold, show-hint and xml-hint
   /// add-ons, concatenated, gzip-compressed.
   static let codeMirrorScript = Data(

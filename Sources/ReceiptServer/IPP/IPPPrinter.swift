@@ -136,7 +136,7 @@ struct IPPPrinter: Sendable {
       keywords("compression-supported", ["none"]),
       keywords("pdl-override-supported", ["attempted"]),
       IPPAttribute("multiple-document-jobs-supported", .boolean(false)),
-      IPPAttribute("multiple-operation-time-out", .integer(Int32(ReceiptServer.ippHeldTimeout))),
+      IPPAttribute("multiple-operation-time-out", .integer(Int32(IPPFront.heldTimeout))),
       keywords("multiple-operation-time-out-action", ["abort-job"]),
       IPPAttribute("job-ids-supported", .boolean(true)),
       IPPAttribute("preferred-attributes-supported", .boolean(false)),

@@ -34,47 +34,63 @@ extension PrintWorker {
   }
 }
 
-/// Since when and why a worker's printer cannot print.
-// @unchecked: used by its worker's loop only, one step after another.
-final class Outage: @unchecked Sendable {
+/// Since when and why a worker's printer cannot print (its state behind ``Locked``: the worker's
+/// loop changes it, the failover reads it).
+final class Outage: Sendable {
   let failoverAfter: TimeInterval
-  private(set) var since: Date?
-  private var reason = ""
-  /// A failover happened in this outage: further tickets move after one failed attempt.
-  private var failedOver = false
+  private struct State {
+    var since: Date?
+    var reason = ""
+    /// A failover happened in this outage: further tickets move after one failed attempt.
+    var failedOver = false
+  }
+  private let state = Locked(State())
 
   init(failoverAfter: TimeInterval) {
     self.failoverAfter = failoverAfter
   }
 
+  /// Since when the printer cannot print (nil: it can).
+  var since: Date? { state.withLock { $0.since } }
+
   /// The printer failed (the outage starts now unless it had started).
   func begin(_ why: String) {
-    if since == nil { since = Date() }
-    reason = why
+    state.withLock { state in
+      if state.since == nil { state.since = Date() }
+      state.reason = why
+    }
   }
 
   /// A job printed: the printer works.
   func end() {
-    since = nil
-    failedOver = false
+    state.withLock { state in
+      state.since = nil
+      state.failedOver = false
+    }
   }
 
   /// Makes the outage due now (a CUPS queue already held the job for `failoverAfter`).
-  func forceDue() { failedOver = true }
+  func forceDue() { state.withLock { $0.failedOver = true } }
 
-  func didFailOver() { failedOver = true }
+  func didFailOver() { state.withLock { $0.failedOver = true } }
 
   /// When an idle worker must wake to fail over (nil: no outage, or it failed over already and
   /// moves each new ticket after its failed attempt).
   var failoverDue: Date? {
-    guard let since, !failedOver else { return nil }
-    return since.addingTimeInterval(failoverAfter)
+    state.withLock { state in
+      guard let since = state.since, !state.failedOver else { return nil }
+      return since.addingTimeInterval(failoverAfter)
+    }
   }
 
   /// The failover's reason when it is due now.
   func dueReason() -> String? {
-    guard let since, failedOver || since.addingTimeInterval(failoverAfter) <= Date() else { return nil }
-    let seconds = Date().timeIntervalSince(since).clampedInt()
-    return "\(reason) (for \(seconds) s)"
+    state.withLock { state in
+      guard let since = state.since, state.failedOver || since.addingTimeInterval(failoverAfter) <= Date() else {
+        return nil
+      }
+      let seconds = Date().timeIntervalSince(since).clampedInt()
+      return "\(state.reason) (for \(seconds) s)"
+    }
   }
 }

@@ -47,25 +47,34 @@ extension PrintWorker {
   }
 }
 
-/// What a worker knows of its raw printer's status requests.
-// @unchecked: used by its worker's loop only, one step after another.
-final class RawStatusMemory: @unchecked Sendable {
-  private(set) var shouldAsk = true
-  private(set) var everAnswered = false
-  private(set) var holding: String?
+/// What a worker knows of its raw printer's status requests (behind ``Locked``).
+final class RawStatusMemory: Sendable {
+  private struct State {
+    var shouldAsk = true
+    var everAnswered = false
+    var holding: String?
+  }
+  private let state = Locked(State())
 
-  func stopAsking() { shouldAsk = false }
-  func answered() { everAnswered = true }
+  var shouldAsk: Bool { state.withLock { $0.shouldAsk } }
+  var everAnswered: Bool { state.withLock { $0.everAnswered } }
+
+  func stopAsking() { state.withLock { $0.shouldAsk = false } }
+  func answered() { state.withLock { $0.everAnswered = true } }
 
   /// True when a hold starts (or its reason changes).
   func startHold(_ reason: String) -> Bool {
-    defer { holding = reason }
-    return holding != reason
+    state.withLock { state in
+      defer { state.holding = reason }
+      return state.holding != reason
+    }
   }
 
   /// True when a hold ends.
   func endHold() -> Bool {
-    defer { holding = nil }
-    return holding != nil
+    state.withLock { state in
+      defer { state.holding = nil }
+      return state.holding != nil
+    }
   }
 }

@@ -106,7 +106,9 @@ final class PrintWorker: Service, Sendable {
         } else {
           let due = try await store.nextDue(printer: printer.name)
           await signal.wait(until: [due, outage.failoverDue].compactMap { $0 }.min())
-          await failOverIfDue()
+          // Only the outage's own time moves tickets from an idle worker: a ticket that woke it
+          // gets its one attempt at its own printer first (the loop claims it).
+          if let failover = outage.failoverDue, failover <= Date() { await failOverIfDue() }
         }
       } catch {
         logger.error("queue store failed: \(error)")

@@ -10,7 +10,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     -> Response
   {
     let open =
-      request.uri.path == "/healthz" || (request.method == .get && ReceiptServer.webApp[request.uri.path] != nil)
+      request.uri.path == "/healthz" || (request.method == .get && WebApp.files[request.uri.path] != nil)
     guard !tokens.isEmpty, request.method != .options, !open else {
       return try await next(request, context)
     }

@@ -3,11 +3,11 @@ import Logging
 import ReceiptKit
 import ServiceLifecycle
 
-extension ReceiptServer {
+extension IPPFront {
   /// The IPP front's background services: jobs created without a document are failed after
   /// ``ippHeldTimeout`` (IPP `multiple-operation-time-out-action` abort-job), and the printers
   /// are advertised over DNS-SD once the listener has its port.
-  func ippServices(advertising: IPPAdvertising?) -> [any Service] {
+  func services(advertising: IPPAdvertising?) -> [any Service] {
     guard configuration.ipp != nil else { return [] }
     var services: [any Service] = [
       PeriodicService(interval: .seconds(10)) { [self] in _ = await abandonLateHeldJobs() }
@@ -19,8 +19,8 @@ extension ReceiptServer {
   /// Fails the held jobs (Create-Job) whose document has not come within ``ippHeldTimeout`` of
   /// `now`, oldest first, all of them (500 at a time); returns how many.
   func abandonLateHeldJobs(now: Date = Date()) async -> Int {
-    let limit = now.addingTimeInterval(-TimeInterval(Self.ippHeldTimeout))
-    let reason = "no document arrived within \(Self.ippHeldTimeout) s of Create-Job"
+    let limit = now.addingTimeInterval(-TimeInterval(Self.heldTimeout))
+    let reason = "no document arrived within \(Self.heldTimeout) s of Create-Job"
     var count = 0
     while let late = try? await store.sweepable(.heldSince(limit), limit: 500), !late.isEmpty {
       var progressed = false
@@ -38,9 +38,9 @@ extension ReceiptServer {
 
   /// The DNS-SD advertisement of every printer (`_ipp._tcp`, subtypes `_universal` for AirPrint
   /// and `_print` for IPP Everywhere) with the TXT keys clients read.
-  func ippAdvertisements(port: Int) -> [DNSSDAdvertiser.Service] {
+  func advertisements(port: Int) -> [DNSSDAdvertiser.Service] {
     let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "receipt"
-    return ippPrinters.values.sorted { $0.name < $1.name }.map { printer in
+    return printers.values.sorted { $0.name < $1.name }.map { printer in
       let pdl = IPPPrinter.formats.filter { $0 != "application/octet-stream" }.joined(separator: ",")
       let uuid = String(printer.uuid.dropFirst("urn:uuid:".count))
       return DNSSDAdvertiser.Service(

@@ -4,7 +4,7 @@ import ReceiptKit
 
 /// The IPP job operations: every job goes into the durable queue before its answer (like a `202`
 /// of the REST API), as the same kind of job, so the queue's rules apply unchanged.
-extension ReceiptServer {
+extension IPPFront {
   func perform(_ operation: IPPOperation, _ context: IPPContext) async throws -> IPPMessage {
     switch operation {
     case .getPrinterAttributes: return try await printerAttributes(context)

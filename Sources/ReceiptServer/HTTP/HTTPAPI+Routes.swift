@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import ReceiptKit
 
-extension ReceiptServer {
+extension HTTPAPI {
   func addRoutes(to router: Router<BasicRequestContext>) {
     let v1 = router.group("v1")
     v1.post("jobs") { request, context in try await self.submit(request, context) }
@@ -28,7 +28,7 @@ extension ReceiptServer {
     v1.get("examples") { _, _ in try self.exampleList() }
     v1.get("examples/:name") { _, context in try self.example(context.parameters.require("name")) }
     v1.get("events") { request, _ in self.events(request) }
-    addWebApp(to: router)
+    WebApp.add(to: router)
     router.get("healthz") { _, _ in json(StatusResponse(status: "ok")) }
     router.get("openapi.yaml") { _, _ in
       Response(
@@ -66,7 +66,7 @@ extension ReceiptServer {
 
   /// The request's Idempotency-Key, checked.
   private func idempotencyKey(_ request: Request) throws -> String? {
-    let key = request.headers[.init("Idempotency-Key")!]
+    let key = request.headers[.idempotencyKey]
     if let key, key.isEmpty || key.count > 200 {
       throw Problem.badRequest("Idempotency-Key must be 1 to 200 characters", field: "Idempotency-Key")
     }
@@ -145,7 +145,7 @@ extension ReceiptServer {
     }
     return Response(
       status: .ok,
-      headers: [.contentType: "application/pdf", .init("Repr-Digest")!: "sha-256=:\(ArchiveFile.base64(hex: hash)):"],
+      headers: [.contentType: "application/pdf", .reprDigest: "sha-256=:\(ArchiveFile.base64(hex: hash)):"],
       body: .init(byteBuffer: ByteBuffer(bytes: data)))
   }
 
@@ -242,12 +242,12 @@ extension ReceiptServer {
       let types: [OutputFormat: String] = [.pdf: "application/pdf", .png: "image/png", .pwg: "image/pwg-raster"]
       var headers: HTTPFields = [.contentType: types[format]!]
       if let page = rendered.pages.first {
-        headers[.init("Receipt-Cut-Length")!] = String(format: "%.2f", page.cutLength)
-        headers[.init("Receipt-Cut-Length-Mm")!] = String(format: "%.1f", page.cutLengthMillimetres)
-        headers[.init("Receipt-Cut-Length-Dots")!] = String(page.cutLengthDots)
+        headers[.receiptCutLength] = String(format: "%.2f", page.cutLength)
+        headers[.receiptCutLengthMillimetres] = String(format: "%.1f", page.cutLengthMillimetres)
+        headers[.receiptCutLengthDots] = String(page.cutLengthDots)
       }
-      headers[.init("Receipt-Pages")!] = String(rendered.pages.count)
-      if let escpos { headers[.init("Receipt-ESCPOS-Bytes")!] = String(escpos) }
+      headers[.receiptPages] = String(rendered.pages.count)
+      if let escpos { headers[.receiptESCPOSBytes] = String(escpos) }
       return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: rendered.parts[0])))
     } catch let error as ReceiptError {
       throw error.problem(source: preview.source != nil)
@@ -255,40 +255,7 @@ extension ReceiptServer {
   }
 
   private func printers() async throws -> Response {
-    json(PrinterListResponse(printers: try await printerResponses()))
-  }
-
-  /// Every configured printer with its queue counts and state (the printers are asked on the
-  /// blocking pool: `429` when it is busy).
-  func printerResponses() async throws -> [PrinterResponse] {
-    let counts = try await store.counts()
-    let owners = try await store.printerOwners()
-    let states = try await blocking.run { self.configuration.printers.map(self.printerState) }
-    return zip(configuration.printers, states).map { printer, status in
-      let (state, reasons) = status
-      return PrinterResponse(
-        name: printer.name, target: printer.target.description, queued: counts.count(printer.name, .queued),
-        printing: counts.count(printer.name, .printing), state: state, reasons: reasons, owner: owners[printer.name])
-    }
-  }
-
-  /// What a printer is doing, as its ``Printer`` says: CUPS' queue state and reasons
-  /// (`rejecting` when it takes no jobs), a directory's availability, `unknown` for a socket
-  /// printer; `missing` or `unreachable` when it cannot be opened.
-  private func printerState(_ printer: PrinterConfig) -> (String, [String]) {
-    let target = printer.target
-    guard printer.answersStatusRequests else {
-      return ("unknown", ["the printer model \(printer.model?.name ?? "") is not asked for ESC/POS status"])
-    }
-    do {
-      let status = try engine.openPrinter(target.address, server: target.server).status()
-      let reasons = (status.reasons + [status.message]).filter { !$0.isEmpty }
-      return (status.acceptingJobs ? status.state.rawValue : "rejecting", reasons)
-    } catch let error as ReceiptError {
-      return (error.isPermanent ? "missing" : "unreachable", [error.message])
-    } catch {
-      return ("unreachable", ["\(error)"])
-    }
+    json(PrinterListResponse(printers: try await probe.responses()))
   }
 
   private func templateList() throws -> Response {

@@ -3,14 +3,14 @@ import Hummingbird
 import NIOCore
 import ServiceLifecycle
 
-extension ReceiptServer {
+extension HTTPAPI {
   /// GET /v1/events: Server-Sent Events. `job` events carry a job (as `GET /v1/jobs/{id}`) at
   /// every committed change, in commit order; `printer` events a printer (as in
   /// `GET /v1/printers`) when its state or reasons change; `reset` tells a client that
   /// reconnected too late (or to a restarted daemon) to reload, because changes were missed.
   /// `Last-Event-ID` resumes after the last event a client saw.
   func events(_ request: Request) -> Response {
-    let lastEventID = request.headers[.init("Last-Event-ID")!]
+    let lastEventID = request.headers[.lastEventID]
     let subscription = hub.subscribe(lastEventID: lastEventID)
     let hub = self.hub
     let body = ResponseBody { writer in
@@ -36,7 +36,7 @@ extension ReceiptServer {
     return Response(
       status: .ok,
       headers: [
-        .contentType: "text/event-stream", .cacheControl: "no-store", .init("X-Accel-Buffering")!: "no",
+        .contentType: "text/event-stream", .cacheControl: "no-store", .xAccelBuffering: "no",
       ],
       body: body)
   }

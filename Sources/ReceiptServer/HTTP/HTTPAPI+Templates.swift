@@ -35,7 +35,7 @@ struct ExampleListResponse: Codable {
   var examples: [String]
 }
 
-extension ReceiptServer {
+extension HTTPAPI {
   /// The largest template the API saves (as the parser reads).
   static let maxTemplateBytes = 1 << 20
   /// Where replaced templates are kept, inside the templates directory.

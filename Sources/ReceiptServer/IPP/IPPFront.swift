@@ -7,16 +7,45 @@ import NIOCore
 import NIOFoundationEssentialsCompat
 package import ReceiptKit
 
-/// The IPP front: every configured printer answers IPP at `ipp://HOST:PORT/ipp/print/NAME` on a
-/// listener of its own (`ippPort`), as an IPP Everywhere / AirPrint roll printer. Requests are
-/// read and answers written by libcups (``IPPCodec``); jobs go into the one durable queue, so an
-/// IPP job prints once, in order, held while the printer is out of paper, like any other.
-extension ReceiptServer {
+/// The IPP front, a part of the daemon: every configured printer answers IPP at
+/// `ipp://HOST:PORT/ipp/print/NAME` on a listener of its own (`ippPort`), as an IPP Everywhere /
+/// AirPrint roll printer. Requests are read and answers written by libcups (``IPPCodec``); jobs
+/// go into the one durable queue, so an IPP job prints once, in order, held while the printer is
+/// out of paper, like any other. It has what it needs and nothing more: the configuration, the
+/// store, the printers' IPP descriptions and what their workers hold.
+package struct IPPFront: Sendable {
+  let configuration: ReceiptServer.Configuration
+  let store: any JobStore
+  let logger: Logger
+  /// Every printer as an IPP Everywhere printer, by name.
+  let printers: [String: IPPPrinter]
+  /// When the daemon started (IPP's clock).
+  let startedAt: Date
+  /// Why a printer's worker holds its queue (paper out, cover open), nil while it can print.
+  let hold: @Sendable (String) -> PrinterStatus?
+
+  init(
+    configuration: ReceiptServer.Configuration, store: any JobStore, logger: Logger, startedAt: Date = Date(),
+    hold: @escaping @Sendable (String) -> PrinterStatus?
+  ) {
+    self.configuration = configuration
+    self.store = store
+    self.logger = logger
+    self.startedAt = startedAt
+    self.hold = hold
+    let machine =
+      (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+      ?? ProcessInfo.processInfo.hostName
+    printers = Dictionary(configuration.printers.map { ($0.name, IPPPrinter($0, machine: machine)) }) { a, _ in a }
+  }
+}
+
+extension IPPFront {
   /// Seconds a job created without its document (Create-Job) waits for it (Send-Document).
-  static let ippHeldTimeout = 60
+  static let heldTimeout = 60
 
   /// The IPP listener's application (nil when IPP is off).
-  func ippApplication(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> (
+  func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> (
     any ApplicationProtocol
   )? {
     guard let ipp = configuration.ipp else { return nil }
@@ -24,11 +53,11 @@ extension ReceiptServer {
     // DNS rebinding: only this listener's names in `Host` (421 otherwise), as on the API.
     router.middlewares.add(HostMiddleware(ipp: ipp, aliases: configuration.hostNames))
     router.post("ipp/print/:name") { request, context in
-      try await self.ipp(request, printer: context.parameters.require("name"))
+      try await self.answer(request, printer: context.parameters.require("name"))
     }
-    router.post("ipp/print") { request, _ in try await self.ipp(request, printer: nil) }
+    router.post("ipp/print") { request, _ in try await self.answer(request, printer: nil) }
     router.get("ipp/print/:name/icon.png") { _, context in
-      guard self.ippPrinters[try context.parameters.require("name")] != nil else { throw HTTPError(.notFound) }
+      guard self.printers[try context.parameters.require("name")] != nil else { throw HTTPError(.notFound) }
       return Response(
         status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: IPPIcon.png)))
     }
@@ -57,7 +86,7 @@ extension ReceiptServer {
   /// are HTTP errors. The attributes are read as they arrive and checked (``IPPFrameScanner``)
   /// before libcups sees them; the document after them goes to a spool file as it arrives
   /// (``IPPDocument``), never whole into memory.
-  private func ipp(_ request: Request, printer name: String?) async throws -> Response {
+  private func answer(_ request: Request, printer name: String?) async throws -> Response {
     guard let ipp = configuration.ipp else { throw HTTPError(.notFound) }
     guard request.headers[.contentType]?.lowercased().hasPrefix("application/ipp") == true else {
       throw HTTPError(.unsupportedMediaType, message: "IPP requests are POSTed as application/ipp")
@@ -157,7 +186,7 @@ extension ReceiptServer {
     } else {
       throw IPPFailure(.badRequest, "the request has no printer-uri")
     }
-    guard let name, let printer = ippPrinters[name] else {
+    guard let name, let printer = printers[name] else {
       throw IPPFailure(.notFound, "no printer named \(name ?? "") here")
     }
     return printer
@@ -190,11 +219,11 @@ struct IPPContext {
   var pageURI: String { "http://\(host)/ipp/print/\(printer.name)" }
 }
 
-extension ReceiptServer {
+extension IPPFront {
   /// An IPP request read, checked and answered as far as no queue is needed (the request frame,
   /// its job ticket against `printer`, the printer's fixed attributes written back): for the
   /// fuzzer and tests. Nil when the bytes are no IPP message.
-  package static func checkIPPRequest(_ bytes: Data, printer config: PrinterConfig) -> Data? {
+  package static func checkRequest(_ bytes: Data, printer config: PrinterConfig) -> Data? {
     guard let (message, offset) = try? IPPCodec.decode(bytes) else { return nil }
     let printer = IPPPrinter(config, machine: "fuzz")
     var answer = ippAnswer(.ok, requestID: message.requestID)

@@ -5,7 +5,7 @@ import ReceiptModel
 
 /// The IPP operations that read: the printer's attributes and state, jobs and their attributes,
 /// and the printer's web page (its `printer-more-info`).
-extension ReceiptServer {
+extension IPPFront {
   /// Seconds the IPP front has been up (IPP times count from it; always above 0).
   var upTime: Int32 {
     Int32(clamping: Date().timeIntervalSince(startedAt).clampedInt(.down, in: 0...Int(Int32.max) - 1) + 1)
@@ -16,7 +16,7 @@ extension ReceiptServer {
   func ippState(_ printer: IPPPrinter) async throws -> (state: Int32, reasons: [String], message: String, jobs: Int) {
     let counts = try await store.counts()
     let jobs = counts.count(printer.name, in: [.queued, .printing, .held])
-    if let hold = workerHold(printer.name) {
+    if let hold = hold(printer.name) {
       let reasons = hold.reasons.isEmpty ? ["other-error"] : hold.reasons.map(Self.severe)
       return (5, reasons, hold.message, jobs)
     }
@@ -72,7 +72,7 @@ extension ReceiptServer {
     guard let job = try await ippJob(sequence), job.printer == context.printer.name else {
       throw IPPFailure(.notFound, "no job \(sequence) on printer \(context.printer.name)")
     }
-    let stopped = workerHold(context.printer.name) != nil
+    let stopped = hold(context.printer.name) != nil
     var intervening: Int?
     if job.state == .queued {
       intervening = try await store.jobs(state: .queued, printer: job.printer, limit: 500, before: job.sequence).count
@@ -114,7 +114,7 @@ extension ReceiptServer {
       (!mine || job.user == request.user) && (ids?.contains(job.sequence) ?? true)
     }.sorted { $0.sequence > $1.sequence }.prefix(limit)
     let requested = request.requestedAttributes ?? ["job-id", "job-uri"]
-    let stopped = workerHold(context.printer.name) != nil
+    let stopped = hold(context.printer.name) != nil
     var answer = Self.ippAnswer(.ok, requestID: 0)
     for job in jobs {
       answer.groups.append(
@@ -129,11 +129,11 @@ extension ReceiptServer {
 
   /// The printer's web page (`printer-more-info`, `printer-supply-info-uri`): its state and queue.
   func ippStatusPage(_ name: String?, _ request: Request) async throws -> Response {
-    let printers =
-      name.map { name in ippPrinters[name].map { [$0] } ?? [] } ?? ippPrinters.values.sorted { $0.name < $1.name }
-    guard !printers.isEmpty else { throw HTTPError(.notFound) }
+    let shown =
+      name.map { name in self.printers[name].map { [$0] } ?? [] } ?? self.printers.values.sorted { $0.name < $1.name }
+    guard !shown.isEmpty else { throw HTTPError(.notFound) }
     var rows = ""
-    for printer in printers {
+    for printer in shown {
       let (state, reasons, message, jobs) = try await ippState(printer)
       let word = state == 5 ? "stopped" : state == 4 ? "printing" : "idle"
       rows +=

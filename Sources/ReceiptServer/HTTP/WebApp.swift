@@ -11,12 +11,13 @@ struct WebFile: Sendable {
   var gzip = false
 }
 
-extension ReceiptServer {
+/// The designer and queue web app, compiled in: its files and how they are served.
+enum WebApp {
   /// The web app's files (compiled in from `Resources/web/`, the editor from `Vendor/codemirror`
   /// via `WebApp+CodeMirror.swift`, the template vocabulary from ReceiptMarkup) by path; served
   /// without a token (they hold no data: the app asks for the token and sends it with every API
   /// call).
-  static let webApp: [String: WebFile] = [
+  static let files: [String: WebFile] = [
     "/": WebFile(type: "text/html; charset=utf-8", bytes: PackageResources.index_html),
     "/app.js": WebFile(type: "text/javascript; charset=utf-8", bytes: PackageResources.app_js),
     "/app.css": WebFile(type: "text/css; charset=utf-8", bytes: PackageResources.app_css),
@@ -33,12 +34,12 @@ extension ReceiptServer {
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; "
     + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
-  func addWebApp(to router: Router<BasicRequestContext>) {
-    for (path, file) in Self.webApp {
+  static func add(to router: Router<BasicRequestContext>) {
+    for (path, file) in files {
       router.get(RouterPath(path)) { request, _ in
         var headers: HTTPFields = [
           .contentType: file.type, .cacheControl: "no-cache", .contentSecurityPolicy: Self.contentSecurityPolicy,
-          .init("X-Content-Type-Options")!: "nosniff", .init("Referrer-Policy")!: "no-referrer",
+          .xContentTypeOptions: "nosniff", .referrerPolicy: "no-referrer",
         ]
         if file.gzip {
           // Every browser accepts gzip; a client that says it does not gets a clear refusal

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import ReceiptKit
+import ReceiptModel
+import ServiceLifecycle
+
+/// The daemon's printing side, a part of it and one Service of its one ServiceGroup: a
+/// ``PrintWorker`` per printer, the archive and document sweepers, and the printer watch of the
+/// event feed — children of one task group, so a graceful shutdown reaches them all (each
+/// worker gives its job in hand the grace). When they have all ended, the store records the
+/// clean stop. The ServiceGroup shuts it down last: the listeners stop taking jobs first.
+final class QueueWorkers: Service, Sendable {
+  let configuration: ReceiptServer.Configuration
+  let store: any JobStore
+  let engine: ReceiptEngine
+  let logger: Logger
+  let metrics: ServerMetrics
+  let hub: EventHub
+  /// The printers' states for the printer watch (probed on the daemon's blocking pool).
+  let look: @Sendable () async -> [PrinterResponse]
+  /// The workers of the run in progress (none between runs).
+  private let current = Locked<[PrintWorker]>([])
+
+  init(
+    configuration: ReceiptServer.Configuration, store: any JobStore, engine: ReceiptEngine, logger: Logger,
+    metrics: ServerMetrics, hub: EventHub, look: @escaping @Sendable () async -> [PrinterResponse]
+  ) {
+    self.configuration = configuration
+    self.store = store
+    self.engine = engine
+    self.logger = logger
+    self.metrics = metrics
+    self.hub = hub
+    self.look = look
+  }
+
+  /// Why `printer`'s worker holds its queue (paper out, cover open), nil while it can print.
+  func hold(of printer: String) -> PrinterStatus? {
+    current.withLock { $0.first { $0.printer.name == printer } }?.hold.withLock { $0 }
+  }
+
+  /// Wakes the worker of `printer` (the store delivers the queue's wake-ups here).
+  func wake(_ printer: String) {
+    current.withLock { $0.first { $0.printer.name == printer } }?.wake()
+  }
+
+  /// Takes every printer this daemon can and checks the jobs their last driver left printing,
+  /// before the listeners open: a job a crash left `printing` is never shown as printing by the
+  /// API or counted twice. (A printer another daemon drives is taken by its worker later.)
+  func recover() async {
+    for printer in configuration.printers {
+      guard let recovered = try? await store.own(printer: printer.name, maxCrashes: configuration.maxCrashes)
+      else { continue }
+      logger.info("this daemon now drives printer \(printer.name)")
+      for job in recovered {
+        if job.state == .dead {
+          logger.error("job \(job.id) is dead: \(job.error ?? "")")
+        } else {
+          logger.info("job \(job.id) was left printing; it is checked with the printer before anything is resent")
+        }
+      }
+    }
+  }
+
+  /// Runs the workers and the sweepers until graceful shutdown; then, once every worker has
+  /// ended (each after its grace), records the clean stop. The store must be open.
+  func run() async throws {
+    let workers = configuration.printers.map { printer in
+      PrintWorker(
+        printer: printer, store: store, engine: engine, templates: configuration.templates,
+        maxAttempts: configuration.maxAttempts, logger: logger, metrics: metrics,
+        archive: configuration.archiveDirectory, failoverAfter: configuration.failoverAfter,
+        maxCrashes: configuration.maxCrashes, grace: configuration.shutdownGrace)
+    }
+    current.withLock { $0 = workers }
+    hub.reopen()
+    var services: [any Service] = [PrintWorkers(workers: workers)]
+    if let archive = configuration.archiveDirectory {
+      let (log, days) = (logger, configuration.archiveDays)
+      services.append(
+        PeriodicService(interval: .seconds(3600)) {
+          let removed = ArchiveFile.sweep(archive, days: days)
+          if removed > 0 { log.info("removed \(removed) archived documents older than \(days) days") }
+        })
+    }
+    services.append(PeriodicService(interval: .seconds(300)) { [weak self] in _ = await self?.removeOldDocuments() })
+    services.append(PrinterWatch(hub: hub, look: look))
+    await withTaskGroup(of: Void.self) { group in
+      for service in services {
+        group.addTask {
+          do { try await service.run() } catch { self.logger.error("\(type(of: service)) stopped: \(error)") }
+        }
+      }
+    }
+    current.withLock { $0 = [] }
+    // The jobs still `printing` were left by this stop, not by a crash.
+    await store.close()
+  }
+
+  /// Removes the documents of document jobs that ended more than `documentDays` before `now`
+  /// (their records stay); returns how many.
+  func removeOldDocuments(now: Date = Date()) async -> Int {
+    let cutoff = now.addingTimeInterval(-Double(configuration.documentDays) * 86_400)
+    var count = 0
+    while let ended = try? await store.sweepable(.documentsEndedBefore(cutoff), limit: 100), !ended.isEmpty {
+      var progressed = false
+      for job in ended {
+        guard let (_, dropped) = try? await store.update(job.id, { $0.dropDocument() }), dropped else { continue }
+        count += 1
+        progressed = true
+      }
+      if !progressed { break }  // the store cannot write: the next pass tries again
+    }
+    if count > 0 {
+      logger.info("removed the documents of \(count) jobs that ended over \(configuration.documentDays) days ago")
+    }
+    return count
+  }
+}
+
+/// Ends the event feed's streams when the daemon stops, first of all its parts (the last
+/// Service of the group): an open `GET /v1/events` then holds no listener's shutdown up.
+struct EventFeedCloser: Service {
+  let hub: EventHub
+
+  func run() async throws {
+    try? await gracefulShutdown()
+    hub.close()
+  }
+}
