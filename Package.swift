@@ -52,7 +52,7 @@ let package = Package(
     .target(
       name: "CDeflateLevel", cSettings: [.unsafeFlags(["-gdwarf-4"])], linkerSettings: [.linkedLibrary("z")]),
 
-    // The pipeline, one way: Markup → Model → Layout → Render → Print; Kit is the facade.
+    // The pipeline, one way: Model ← Markup (templates into the model) → Layout → Render → Print; Kit is the facade.
     .target(name: "ReceiptModel", swiftSettings: strictImports),
     .target(name: "ReceiptMarkup", dependencies: ["ReceiptModel"], swiftSettings: strictImports),
     .target(

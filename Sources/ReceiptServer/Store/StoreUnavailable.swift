@@ -6,7 +6,8 @@ import ReceiptModel
 /// process). Nothing was changed; the same request can be sent again. The API answers 503
 /// with `Retry-After`, and `/readyz` is false until a write succeeds again.
 struct StoreUnavailable: Error, CustomStringConvertible, Sendable {
-  /// SQLite's reason (e.g. "database or disk is full").
+  /// The store's reason: SQLite's ("database or disk is full") or PostgreSQL's (the server did
+  /// not answer within the bound, the connection was refused).
   var reason: String
   var description: String { "the job store is unavailable: \(reason)" }
 }
