@@ -120,6 +120,18 @@ package final class ReceiptServer: Sendable {
         "the open-file limit is \(files), too low for maxConnections \(configuration.maxConnections); raise LimitNOFILE"
       )
     }
+    // The store's background work (PostgreSQL's pool and listener) runs while everything else
+    // does, and stops after it.
+    try await withThrowingTaskGroup(of: Void.self) { running in
+      if let work = store.backgroundWork { running.addTask { await work() } }
+      defer { running.cancelAll() }
+      try await serve(onServerRunning: onServerRunning, onIPPRunning: onIPPRunning)
+    }
+  }
+
+  private func serve(
+    onServerRunning: @escaping @Sendable (Int) async -> Void, onIPPRunning: @escaping @Sendable (Int) async -> Void
+  ) async throws {
     // The queue file first: a second daemon on it stops at once, before any warm-up.
     try await openStore()
     // Dictionaries and fonts before the first request: the first German preview after

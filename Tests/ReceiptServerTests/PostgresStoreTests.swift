@@ -29,7 +29,7 @@ import Testing
   @Test func theOwnershipSessionHasTCPKeepalive() async throws {
     let cluster = try PostgresCluster.shared()
     let url = try PostgresURL(cluster.createDatabase())
-    let store = try PostgresJobStore(url: url)
+    let store = try PostgresJobStore(url: url).started()
     #expect(try await store.own(printer: "bar", maxCrashes: 3) == [])
     let clientPort = try cluster.psql(
       "SELECT client_port FROM pg_stat_activity WHERE datname = current_database() "
@@ -49,8 +49,8 @@ import Testing
 
   @Test func oneDaemonOwnsAPrinterAndAnotherTakesOverWhenItsSessionDies() async throws {
     let url = try PostgresURL(PostgresCluster.shared().createDatabase())
-    let a = try PostgresJobStore(url: url)
-    let b = try PostgresJobStore(url: url)
+    let a = try PostgresJobStore(url: url).started()
+    let b = try PostgresJobStore(url: url).started()
     #expect(try await a.own(printer: "bar", maxCrashes: 3) == [])
     #expect(try await b.own(printer: "bar", maxCrashes: 3) == nil, "one owner at a time")
     #expect(try await b.own(printer: "kitchen", maxCrashes: 3) == [], "printers are owned one by one")
@@ -84,7 +84,7 @@ import Testing
 
     // A clean release hands over without a crash.
     await b.release(printer: "bar")
-    let c = try PostgresJobStore(url: url)
+    let c = try PostgresJobStore(url: url).started()
     let handed = try #require(try await c.own(printer: "bar", maxCrashes: 3))
     #expect(handed.map(\.id) == [jobs[1].id] && handed.first?.crashes == 0)
 
@@ -100,7 +100,7 @@ import Testing
 
   @Test func idempotencyKeysAreUniqueAcrossDaemonsAndOrderIsCommitOrder() async throws {
     let url = try PostgresURL(PostgresCluster.shared().createDatabase())
-    let stores = try (0..<3).map { _ in try PostgresJobStore(url: url) }
+    let stores = try (0..<3).map { _ in try PostgresJobStore(url: url).started() }
     // 60 submissions from three daemons at once, each key sent to every daemon.
     let results = try await withThrowingTaskGroup(of: (Job, Bool).self) { group in
       for i in 0..<20 {
@@ -128,8 +128,8 @@ import Testing
 
   @Test func workAndChangesArriveThroughNotificationsFromOtherDaemons() async throws {
     let url = try PostgresURL(PostgresCluster.shared().createDatabase())
-    let listening = try PostgresJobStore(url: url)
-    let other = try PostgresJobStore(url: url)
+    let listening = try PostgresJobStore(url: url).started()
+    let other = try PostgresJobStore(url: url).started()
     try await listening.open()
     let woken = Locked<[String]>([])
     listening.observeWork { printer in woken.withLock { $0.append(printer) } }
@@ -153,7 +153,7 @@ import Testing
   }
 
   @Test func aDatabaseThatIsGoneIsUnavailableNotAnError() async throws {
-    let gone = try PostgresJobStore(url: PostgresURL("postgres://postgres@127.0.0.1:1/nothing"), timeout: .seconds(3))
+    let gone = try PostgresJobStore(url: PostgresURL("postgres://postgres@127.0.0.1:1/nothing"), timeout: .seconds(3)).started()
     await #expect(throws: StoreUnavailable.self) { try await gone.open() }
     await #expect(throws: StoreUnavailable.self) { try await gone.job("x") }
     await gone.close()

@@ -28,7 +28,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
   func open(_ database: String) throws -> any JobStore {
     switch self {
     case .sqlite: try SQLiteJobStore(path: database)
-    case .postgres: try PostgresJobStore(url: PostgresURL(database))
+    case .postgres: try PostgresJobStore(url: PostgresURL(database)).started()
     }
   }
 }
@@ -62,6 +62,7 @@ struct ServerFixture {
     if store == .postgres { configuration.archive = directory.appendingPathComponent("receipt-archive") }
     configure(&configuration)
     server = try ReceiptServer(configuration: configuration)
+    server.store.started()
     kind = store
   }
 
@@ -70,7 +71,9 @@ struct ServerFixture {
   /// not started yet.
   func crashAndRestart() async throws -> ReceiptServer {
     if kind == .postgres { await server.store.close() }
-    return try ReceiptServer(configuration: server.configuration)
+    let restarted = try ReceiptServer(configuration: server.configuration)
+    restarted.store.started()
+    return restarted
   }
 
   /// The headers of a JSON body.
@@ -135,6 +138,14 @@ struct ServerFixture {
 
 /// Shorthands the tests use on any store.
 extension JobStore {
+  /// Runs the store's background work (PostgreSQL's pool, migration and listener) on a task of
+  /// its own, as the daemon's `run` does in its task group; a second call does nothing.
+  @discardableResult
+  func started() -> Self {
+    if let work = backgroundWork { Task { await work() } }
+    return self
+  }
+
   /// `accept` with the tests' spelling: a job stored (or found by its key).
   @discardableResult
   func submit(_ request: JobRequest, idempotencyKey: String?, now: Date = Date()) async throws -> (
@@ -170,6 +181,7 @@ extension ReceiptServer {
   private static let running = Locked<[ObjectIdentifier: (group: ServiceGroup, task: Task<Void, Never>)]>([:])
 
   func start() async throws {
+    store.started()
     try await openStore()
     let id = ObjectIdentifier(self)
     guard Self.running.withLock({ $0[id] }) == nil else { return }

@@ -47,7 +47,7 @@ public final class Daemon: @unchecked Sendable {
     self.environment = environment
     self.log = log
     self.choosesPort = choosesPort
-    FileManager.default.createFile(atPath: log.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: log.path, contents: nil)
   }
 
   /// Starts it and waits until /healthz answers (at most 30 s).

@@ -26,6 +26,10 @@ protocol JobStore: Sendable {
   func release(printer: String) async
   /// Stops using the store after a clean stop (the jobs left printing are no crashes).
   func close() async
+  /// The store's own background work (a connection pool's upkeep, a change listener), which the
+  /// daemon runs as a child task for as long as it serves; nil for a store without any. It holds
+  /// the store weakly and ends when the store is closed or dropped, or when canceled.
+  var backgroundWork: (@Sendable () async -> Void)? { get }
 
   // MARK: Writes (one transaction each, durable when they return)
 

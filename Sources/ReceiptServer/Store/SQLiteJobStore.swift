@@ -83,6 +83,9 @@ final class SQLiteJobStore: JobStore, Sendable {
     recordCleanStop(of: [printer])
   }
 
+  /// None: GRDB's pool needs no upkeep, and workers are woken after each commit.
+  var backgroundWork: (@Sendable () async -> Void)? { nil }
+
   func close() async {
     recordCleanStop(of: owned.withLock { $0 })
     owned.withLock { $0 = [] }

@@ -15,7 +15,7 @@ import ReceiptModel
 extension PostgresJobStore {
   func takeOwnership(of printer: String) async throws -> LastStop? {
     if owners.withLock({ $0[printer] }) != nil { return .clean }
-    try await migrated.value
+    try await waitUntilMigrated()
     let (url, logger, instance) = (self.url, self.logger, self.instance)
     let connection = try await guarded {
       try await bounded(timeout, what: url.redacted) { _ in

@@ -15,8 +15,8 @@ import ReceiptModel
 /// - Wake-ups: a trigger `NOTIFY`s every change of a job; each daemon `LISTEN`s (see
 ///   ``PostgresListener``).
 ///
-/// A thin driver over postgres-nio's async `PostgresClient` (a connection pool, run by the store
-/// in a task of its own) and, per owned printer, a connection of its own: nothing waits on a
+/// A thin driver over postgres-nio's async `PostgresClient` (a connection pool, run by
+/// ``backgroundWork`` as a child of the daemon's run) and, per owned printer, a connection of its own: nothing waits on a
 /// thread, and every operation is bounded (``timeout``): PostgreSQL unreachable or stalled is
 /// ``StoreUnavailable`` (`503` with `Retry-After`), never a hung request.
 final class PostgresJobStore: JobStore, Sendable {
@@ -32,14 +32,18 @@ final class PostgresJobStore: JobStore, Sendable {
   let claims = Locked<[String: String]>([:])
   let observers = Locked<[@Sendable (String) -> Void]>([])
   let listener: PostgresListener
-  /// The pool's run loop, and the schema migration every operation waits for.
-  private let running: Task<Void, Never>
-  let migrated: Task<Void, any Error>
+  /// Open once the schema is migrated (by ``backgroundWork``); every operation waits for it.
+  let migrated = ReadyGate()
+  /// Ended by ``close()`` or when the store goes: the background work ends with it.
+  private let closing = AsyncStream<Void>.makeStream()
+  /// Set once the background work started (it runs once: a pool runs once).
+  private let backgroundStarted = Locked(false)
   /// How long one operation may take (a lease, a query, a transaction).
   let timeout: Duration
 
-  /// Connects (in the background), migrates the schema and starts listening for changes; an
-  /// unreachable database is reported by the first operation (``open()`` at the daemon's start).
+  /// A store on `url`; nothing connects until ``backgroundWork`` runs (the daemon runs it for as
+  /// long as it serves). An unreachable database is reported by the first operation (``open()``
+  /// at the daemon's start).
   init(url: PostgresURL, timeout: Duration = .seconds(15), logger: Logger = Logger(label: "receipt.postgres"))
     throws
   {
@@ -53,47 +57,78 @@ final class PostgresJobStore: JobStore, Sendable {
     // reported once, by the operation that needed it (StoreUnavailable, 503).
     var background = logger
     background.logLevel = .error
-    let client = PostgresClient(configuration: configuration, backgroundLogger: background)
-    self.client = client
-    running = Task { await client.run() }
-    let (name, limit) = (url.redacted, timeout)
-    migrated = Task {
-      do {
-        try await bounded(limit, what: name) { _ in try await PostgresSchema.migrate(client, logger: logger) }
-      } catch let error as StatementError {
-        throw StoreUnavailable(reason: "cannot migrate \(name): \(error)")
-      } catch let error as StoreUnavailable {
-        throw StoreUnavailable(reason: "cannot reach \(name): \(error.reason)")
-      }
-    }
+    client = PostgresClient(configuration: configuration, backgroundLogger: background)
     listener = PostgresListener(url: url, logger: logger)
-    listener.start(store: self)
   }
 
   deinit {
-    listener.stop()
+    closing.continuation.finish()
     // A store dropped without ``close()`` (a test's second daemon): its printers' connections
     // are closed, each kept until it is (postgres-nio requires a connection closed first).
     for ownership in owners.withLock({ Array($0.values) }) {
       let connection = ownership.connection
       connection.close().whenComplete { _ in _ = connection }
     }
-    running.cancel()
   }
 
   // MARK: Lifecycle
 
+  /// The pool's run loop, the schema migration and the change listener, as child tasks, until
+  /// the store is closed or dropped or the caller is canceled. Holds the store weakly. It runs
+  /// once: a second call returns at once.
+  var backgroundWork: (@Sendable () async -> Void)? {
+    let (client, listener, url, timeout, logger) = (self.client, self.listener, self.url, self.timeout, self.logger)
+    let (migrated, closed, running, store) = (self.migrated, closing.stream, backgroundStarted, WeakStore(self))
+    return {
+      let starts = running.withLock { running in
+        defer { running = true }
+        return !running
+      }
+      guard starts else { return }
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
+        group.addTask {
+          let name = url.redacted
+          do {
+            try await bounded(timeout, what: name) { _ in try await PostgresSchema.migrate(client, logger: logger) }
+            migrated.open(.success(()))
+          } catch let error as StatementError {
+            migrated.open(.failure(StoreUnavailable(reason: "cannot migrate \(name): \(error)")))
+          } catch let error as StoreUnavailable {
+            migrated.open(.failure(StoreUnavailable(reason: "cannot reach \(name): \(error.reason)")))
+          } catch {
+            migrated.open(.failure(error))
+          }
+          await listener.run(store: store)
+        }
+        group.addTask { for await _ in closed {} }
+        // The first to end (closed, or the pool stopped) ends the others.
+        await group.next()
+        group.cancelAll()
+      }
+    }
+  }
+
   func open() async throws {
-    try await migrated.value
+    try await waitUntilMigrated()
+  }
+
+  /// Waits for the schema migration (at most ``timeout``: a store whose background work does not
+  /// run is unavailable, not a hang).
+  func waitUntilMigrated() async throws {
+    if let outcome = migrated.outcome { return try outcome.get() }
+    let migrated = self.migrated
+    try await bounded(timeout, what: "\(url.redacted) (not migrated)") { _ in try await migrated.wait() }
   }
 
   func close() async {
-    listener.stop()
+    // The background work first (the listener's task canceled, not failing on a closed socket).
+    closing.continuation.finish()
+    await listener.close()
     for (printer, ownership) in owners.withLock({ $0 }) {
       logger.debug("closing the ownership session of \(printer)")
       try? await ownership.connection.close()
     }
-    running.cancel()
   }
 
   // MARK: Running queries
@@ -103,7 +138,7 @@ final class PostgresJobStore: JobStore, Sendable {
   func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws
     -> T
   {
-    try await migrated.value
+    try await waitUntilMigrated()
     return try await guarded {
       try await bounded(self.timeout, what: self.url.redacted) { deadline in
         try await self.client.withConnection { connection in

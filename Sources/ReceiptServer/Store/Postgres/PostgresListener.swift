@@ -3,7 +3,8 @@ import Logging
 import PostgresNIO
 import ReceiptModel
 
-/// `LISTEN`s for the store's notifications on a connection of its own, in a task of its own:
+/// `LISTEN`s for the store's notifications on a connection of its own, in a child task of the
+/// store's background work:
 /// `receipt_work` (a printer may have work: its worker wakes) and `receipt_jobs` (a job changed,
 /// as committed: the event feed tells its listeners, in commit order — PostgreSQL delivers
 /// notifications in commit order, and they are handled one after another).
@@ -14,7 +15,6 @@ final class PostgresListener: Sendable {
   private let url: PostgresURL
   private let logger: Logger
   private let changeListeners = Locked<[any JobChangeListener]>([])
-  private let task = Locked<Task<Void, Never>?>(nil)
   private let connection = Locked<PostgresConnection?>(nil)
 
   init(url: PostgresURL, logger: Logger) {
@@ -26,27 +26,24 @@ final class PostgresListener: Sendable {
     changeListeners.withLock { $0.append(listener) }
   }
 
-  /// Starts listening (the task holds the store weakly and ends with it or with ``stop()``).
-  func start(store: PostgresJobStore) {
-    let reference = WeakStore(store)
-    let listening = Task {
-      var first = true
-      while !Task.isCancelled, reference.store != nil {
-        do {
-          try await self.listen(to: reference, catchingUp: !first)
-        } catch {
-          if !Task.isCancelled { self.logger.warning("cannot listen for job notifications: \(error); trying again") }
-        }
-        first = false
-        guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
+  /// Listens until canceled or the store goes (a child task of the store's background work),
+  /// connecting again a second after a lost connection.
+  func run(store reference: WeakStore) async {
+    var first = true
+    while !Task.isCancelled, reference.store != nil {
+      do {
+        try await listen(to: reference, catchingUp: !first)
+      } catch {
+        if !Task.isCancelled { logger.warning("cannot listen for job notifications: \(error); trying again") }
       }
+      first = false
+      guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
     }
-    task.withLock { $0 = listening }
   }
 
-  func stop() {
-    task.withLock { $0?.cancel() }
-    if let open = connection.withLock({ $0.take() }) { Task { try? await open.close() } }
+  /// Closes the listening connection (the store is closing).
+  func close() async {
+    if let open = connection.withLock({ $0.take() }) { try? await open.close() }
   }
 
   /// One connection's life: `LISTEN` on both channels (then, after a reconnection, catch up), then
@@ -55,10 +52,18 @@ final class PostgresListener: Sendable {
     let session = try await PostgresConnection.connect(
       configuration: url.configuration, id: Int.random(in: 1...1 << 30), logger: logger)
     connection.withLock { $0 = session }
-    defer {
+    do {
+      try await listenOn(session, to: store, catchingUp: catchingUp)
+    } catch {
       connection.withLock { $0 = nil }
-      Task { try? await session.close() }
+      try? await session.close()
+      throw error
     }
+    connection.withLock { $0 = nil }
+    try? await session.close()
+  }
+
+  private func listenOn(_ session: PostgresConnection, to store: WeakStore, catchingUp: Bool) async throws {
     try await session.listen(on: "receipt_work") { work in
       try await session.listen(on: "receipt_jobs") { jobs in
         if catchingUp, let store = store.store { await self.catchUp(store) }
