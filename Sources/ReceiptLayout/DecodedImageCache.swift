@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Images already decoded, by their file's bytes: the same logo on every receipt of a batch (or
 /// of a daemon's day) is decoded once, and every receipt then shares one ``GrayImage`` — whose

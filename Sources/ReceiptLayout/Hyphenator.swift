@@ -1,6 +1,6 @@
 internal import CHyphen
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Hyphenation points of words from a language's pattern dictionary, through libhyphen (the
 /// hyphenator LibreOffice uses) and Debian's dictionaries (`hyphen-de`, `hyphen-fr`,

@@ -1,5 +1,5 @@
 import Foundation
-public import ReceiptModel
+@_spi(Internals) public import ReceiptModel
 
 /// Lays out receipt documents: the one entry point of ReceiptLayout.
 ///

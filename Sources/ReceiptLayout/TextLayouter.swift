@@ -1,4 +1,4 @@
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Lays out attributed text: itemizes paragraphs by bidi level, script and font (with fontconfig
 /// fallback), shapes them with HarfBuzz, breaks lines at ICU opportunities and assembles lines.

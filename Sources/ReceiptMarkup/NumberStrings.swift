@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Numbers already written, by everything that decides the text: a menu's prices, tax rates and
 /// quantities come back receipt after receipt (a batch of thousands, a daemon's day), and ICU's

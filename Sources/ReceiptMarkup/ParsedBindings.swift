@@ -1,4 +1,4 @@
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Attribute and text bindings already parsed, shared by every receipt of the process: a batch
 /// or a daemon binds the same template texts thousands of times, and parsing them was a tenth of

@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 extension TemplateRenderer {
   /// `$receipt`: the paper (`name`, `width` and `printable` in millimetres), the resolution

@@ -1,5 +1,5 @@
 public import Foundation
-public import ReceiptModel
+@_spi(Internals) public import ReceiptModel
 
 /// Options for binding a template.
 public struct TemplateOptions: Sendable {

@@ -11,10 +11,10 @@
 /// larger than the table and it starts empty (so pruning costs at most one pass per half
 /// table's new entries).
 ///
-/// Public with inlinable bodies (not `package`): Swift 6.3 specializes a generic of another
-/// module only when it is public — a `package` declaration's inlinable body is not used, and
-/// every lookup went through value witnesses (3 % of an ESC/POS receipt's instructions).
-public struct KeptTable<Key: Hashable, Value> {
+/// SPI (`@_spi(Internals)`: not part of ReceiptKit's API) with inlinable bodies, not `package`:
+/// Swift 6.3 specializes a generic of another module only when it is public — a `package`
+/// declaration's inlinable body is not used, and every lookup went through value witnesses (3 % of an ESC/POS receipt's instructions).
+@_spi(Internals) public struct KeptTable<Key: Hashable, Value> {
   @usableFromInline
   struct Entry {
     @usableFromInline var value: Value

@@ -7,8 +7,9 @@ public import Foundation
 /// hand-over and reports races between two critical sections of the same mutex (a ten-line
 /// program with four threads and one `Mutex` shows it: `scripts/tsan-mutex-repro.swift`).
 /// pthread mutexes are intercepted, so `make sanitize` stays precise. No module uses `Mutex`.
-/// Public with an inlinable `withLock`, so other modules inline it (see ``KeptTable``).
-public final class Locked<Value>: @unchecked Sendable {
+/// SPI (`@_spi(Internals)`): public to the compiler, so other modules of the engine inline its
+/// `withLock` (see ``KeptTable``), and not part of the API users of ReceiptKit see.
+@_spi(Internals) public final class Locked<Value>: @unchecked Sendable {
   // @unchecked: `value` is read and written only inside `withLock`, under `lock`.
   @usableFromInline let lock = NSLock()
   @usableFromInline var value: Value

@@ -2,7 +2,7 @@ internal import CCairo
 internal import CFreeType
 import Foundation
 import ReceiptLayout
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// cairo font faces for the renderers, each on its own FreeType face (never the layout engine's:
 /// cairo rescales the faces it draws with). A face is made once per process and kept, as the

@@ -1,7 +1,7 @@
 internal import CCairo
 import Foundation
 import ReceiptLayout
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// The coverage of glyph runs drawn before, kept for raster pages: a receipt's labels, header,
 /// footer and menu lines come back receipt after receipt, and cairo composites a run glyph by

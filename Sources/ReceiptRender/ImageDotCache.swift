@@ -1,6 +1,6 @@
 import Foundation
 import ReceiptLayout
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// The dots of images already drawn and dithered, by everything that decides them: the same logo
 /// at the same size, sub-dot position and dither on every receipt of a batch (or of a daemon's

@@ -1,6 +1,6 @@
 internal import CCairo
 import ReceiptLayout
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// The cairo surfaces of the images PDFs draw, kept between renders: a logo becomes a cairo image
 /// once a process instead of once a receipt, and cairo's snapshot of it is not copied when the

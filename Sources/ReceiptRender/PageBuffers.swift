@@ -1,6 +1,6 @@
 internal import CCairo
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Pixel memory for the A8 pages raster renderers draw on, kept for the next page.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Counters and latency histograms for `GET /metrics` (Prometheus text format).
 final class ServerMetrics: Sendable {

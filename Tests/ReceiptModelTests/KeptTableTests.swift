@@ -1,4 +1,4 @@
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 import Testing
 
 /// The bounded tables of prepared paragraphs, glyph-run coverage and formatted numbers: when

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
 import ReceiptLayout
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 import ReceiptTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
 import ReceiptKit
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 import ReceiptTestSupport
 import Testing
 
@@ -153,7 +153,8 @@ import Testing
   }
 
   @Test func aDatabaseThatIsGoneIsUnavailableNotAnError() async throws {
-    let gone = try PostgresJobStore(url: PostgresURL("postgres://postgres@127.0.0.1:1/nothing"), timeout: .seconds(3)).started()
+    let gone = try PostgresJobStore(url: PostgresURL("postgres://postgres@127.0.0.1:1/nothing"), timeout: .seconds(3))
+      .started()
     await #expect(throws: StoreUnavailable.self) { try await gone.open() }
     await #expect(throws: StoreUnavailable.self) { try await gone.job("x") }
     await gone.close()

@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptKit
+@_spi(Internals) import ReceiptModel
 import ReceiptTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import ReceiptKit
+@_spi(Internals) import ReceiptModel
 import ReceiptTestSupport
 import ServiceLifecycle
 import Testing

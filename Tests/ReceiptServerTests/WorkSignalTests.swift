@@ -1,6 +1,6 @@
 import Foundation
 import ReceiptKit
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 import ReceiptTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 #if canImport(Glibc)
   import Glibc

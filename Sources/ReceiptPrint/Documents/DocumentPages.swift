@@ -1,6 +1,6 @@
 public import Foundation
 public import ReceiptLayout
-public import ReceiptModel
+@_spi(Internals) public import ReceiptModel
 import ReceiptRender
 
 #if canImport(Glibc)

@@ -1,6 +1,6 @@
 internal import CAvahi
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Advertises services over DNS-SD (multicast DNS) through Avahi, the Linux desktop's mDNS
 /// responder: how phones, tablets and desktops find printers (AirPrint looks for `_ipp._tcp`

@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// The daemon's change feed (`GET /v1/events`): job and printer changes in the order they
 /// happened, fanned out to every subscriber. The last ``capacity`` events are kept, so a client

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Keeps clients from holding the daemon's connections:
 /// - a request's head must arrive within `headerTimeout` of connecting or of the previous

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import NIOFoundationEssentialsCompat
 import ReceiptKit
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 #if canImport(Glibc)
   import Glibc

@@ -4,7 +4,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import ReceiptKit
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// The JSON API and the web app, a part of the daemon on the API's listener: jobs, orders,
 /// previews, printers, templates, examples, the event feed and the designer. It has what it

@@ -1,6 +1,6 @@
 import Foundation
 import ReceiptKit
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 #if canImport(Glibc)
   import Glibc

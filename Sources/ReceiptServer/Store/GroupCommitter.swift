@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Group commit for the SQLite store's submissions (jobs, orders, reprints): callers wait,
 /// suspended, while one drain task writes everything that arrived since its last commit in one

@@ -1,5 +1,5 @@
 import GRDB
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Who wants the jobs every commit changed (the event feed).
 protocol JobChangeListener: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Jobs in a SQLite file through GRDB, in WAL mode with `synchronous=FULL`: every write is a
 /// committed transaction whose WAL frames are fsynced before it returns, so an accepted job

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// The job store cannot read or write (disk full, I/O error, database locked by a stuck
 /// process). Nothing was changed; the same request can be sent again. The API answers 503

@@ -1,5 +1,5 @@
 import NIOPosix
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Blocking work (cairo, libcups, libjpeg, device and socket I/O) on threads of its own — a
 /// swift-nio `NIOThreadPool` — never on Swift's concurrency pool: that pool has one thread per

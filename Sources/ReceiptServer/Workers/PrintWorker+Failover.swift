@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ReceiptKit
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Failover: while a printer cannot print — its raw status says paper out or cover open, sending
 /// fails (unreachable, refused), or its CUPS queue holds the job (stopped) — for

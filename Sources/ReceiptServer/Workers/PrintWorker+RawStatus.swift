@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ReceiptKit
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// A raw ESC/POS printer (socket, USB, serial) is asked for its state before each job is
 /// claimed: while it reports paper out, an open cover or an error, the queue is held — no job is

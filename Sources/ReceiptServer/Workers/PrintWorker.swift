@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ReceiptKit
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 import ServiceLifecycle
 
 #if canImport(Glibc)

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import ReceiptKit
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 import ServiceLifecycle
 
 /// The daemon's printing side, a part of it and one Service of its one ServiceGroup: a

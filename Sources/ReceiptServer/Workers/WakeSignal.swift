@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Wakes a sleeping task: ``wait(until:)`` suspends until ``signal()`` or the deadline, whichever
 /// comes first. A signal while nobody waits is kept for the next wait, so none is lost (work that

@@ -1,5 +1,5 @@
 import Foundation
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 import Synchronization
 
 /// Waits for `body` at most `limit`: past it, throws ``StoreUnavailable`` (the API answers 503

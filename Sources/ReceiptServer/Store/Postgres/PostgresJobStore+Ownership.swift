@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Which daemon drives a printer.
 ///

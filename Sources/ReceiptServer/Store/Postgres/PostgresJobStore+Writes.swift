@@ -1,6 +1,6 @@
 import Foundation
 import PostgresNIO
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Writes in the PostgreSQL store: submissions, and loading, locking and saving jobs around the
 /// queue's rules (which are not here: see `Job+Rules`).

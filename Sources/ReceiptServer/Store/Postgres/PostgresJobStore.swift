@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Jobs in a PostgreSQL database shared by several daemons (`--db postgres://…`).
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// `LISTEN`s for the store's notifications on a connection of its own, in a child task of the
 /// store's background work:

@@ -1,4 +1,4 @@
-import ReceiptModel
+@_spi(Internals) import ReceiptModel
 
 /// Opens once, with the outcome of a one-time preparation (the store's schema migration): callers
 /// before it wait, suspended; callers after it get the outcome at once.
