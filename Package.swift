@@ -48,6 +48,8 @@ let package = Package(
     // Opened with dlopen when the daemon advertises its IPP printers (no link): see its shim.h.
     cLibrary("CAvahi", apt: ["libavahi-client-dev"]),
     // Our one C file: cairo's PDF streams compressed at zlib's fastest level (see its header).
+    // Linked by the executables (and the tests) only, never by a library; each checks it at
+    // start-up (PDFRenderer.streamDeflateLevel).
     // DWARF 4 as Swift writes it: valgrind 3.19 (`make callgrind`) refuses clang's DWARF 5.
     .target(
       name: "CDeflateLevel", cSettings: [.unsafeFlags(["-gdwarf-4"])], linkerSettings: [.linkedLibrary("z")]),
@@ -65,7 +67,7 @@ let package = Package(
     // kinds behind one protocol, their states, and the print-protocol encoders.
     .target(
       name: "ReceiptRender",
-      dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CFreeType", "CPNG", "CDeflateLevel"],
+      dependencies: ["ReceiptModel", "ReceiptLayout", "CCairo", "CFreeType", "CPNG"],
       swiftSettings: strictImports),
     .target(
       name: "ReceiptPrint", dependencies: ["ReceiptModel", "ReceiptLayout", "ReceiptRender", "CCups", "CAvahi"],
@@ -113,25 +115,27 @@ let package = Package(
     .executableTarget(
       name: "receipt",
       dependencies: [
-        "ReceiptKit", "ReceiptCommandLine", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "ReceiptKit", "ReceiptCommandLine", "CDeflateLevel",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
     .executableTarget(
       name: "receipt-daemon",
       dependencies: [
-        "ReceiptKit", "ReceiptServer", "ReceiptCommandLine",
+        "ReceiptKit", "ReceiptServer", "ReceiptCommandLine", "CDeflateLevel",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
 
     .executableTarget(
-      name: "receipt-bench", dependencies: ["ReceiptLayout", "ReceiptModel", "ReceiptRender", "ReceiptPrint"]),
+      name: "receipt-bench",
+      dependencies: ["ReceiptLayout", "ReceiptModel", "ReceiptRender", "ReceiptPrint", "CDeflateLevel"]),
     // libFuzzer targets (`make fuzz`); without -DFUZZING it replays corpus files.
     .executableTarget(name: "receipt-fuzz", dependencies: ["ReceiptKit", "ReceiptServer"], path: "Fuzz/ReceiptFuzz"),
     .executableTarget(
       name: "ReceiptBenchmarks",
       dependencies: [
-        "ReceiptKit", "ReceiptLayout", "ReceiptRender", "ReceiptPrint",
+        "ReceiptKit", "ReceiptLayout", "ReceiptRender", "ReceiptPrint", "CDeflateLevel",
         .product(name: "Benchmark", package: "benchmark"),
       ],
       path: "Benchmarks/ReceiptBenchmarks",
@@ -144,7 +148,7 @@ let package = Package(
     .testTarget(name: "ReceiptLayoutTests", dependencies: ["ReceiptTestSupport", "ReceiptLayout", "ReceiptModel"]),
     .testTarget(
       name: "ReceiptRenderTests",
-      dependencies: ["ReceiptTestSupport", "ReceiptRender", "ReceiptLayout", "ReceiptModel"]),
+      dependencies: ["ReceiptTestSupport", "ReceiptRender", "ReceiptLayout", "ReceiptModel", "CDeflateLevel"]),
     .testTarget(
       name: "ReceiptPrintTests",
       dependencies: ["ReceiptTestSupport", "ReceiptPrint", "ReceiptRender", "ReceiptLayout", "ReceiptModel"]),

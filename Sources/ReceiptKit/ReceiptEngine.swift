@@ -161,6 +161,11 @@ public final class ReceiptEngine: Sendable {
     )
   }
 
+  /// The zlib level (FLEVEL: 0 fastest, 2 zlib's default) the PDFs' streams are compressed at in
+  /// this process, read back from a PDF cairo wrote: 0 when the executable links `CDeflateLevel`
+  /// (both shipped ones do); nil when unreadable. The start-up self-check of that interposition.
+  public static var pdfStreamDeflateLevel: Int? { PDFRenderer.streamDeflateLevel }
+
   /// Versions of the C libraries in use, read from the libraries themselves.
   public static var libraryVersions: KeyValuePairs<String, String> {
     [

@@ -1,12 +1,12 @@
 internal import CCairo
-internal import CDeflateLevel
 public import Foundation
 public import ReceiptLayout
 import ReceiptModel
 
 /// Writes a laid-out receipt as a PDF through cairo: one page per continuous page, the paper's
 /// width by the cut length, white (the paper) under the ink, fonts embedded and subset by cairo,
-/// text extractable, every stream deflated at zlib's fastest level.
+/// text extractable, every stream deflated at zlib's fastest level in the executables
+/// (see ``streamDeflateLevel``).
 ///
 /// Output is deterministic: the creation date is fixed, so the same receipt gives the same bytes.
 public struct PDFRenderer: Sendable {
@@ -14,10 +14,6 @@ public struct PDFRenderer: Sendable {
   public var creator: String
   /// The creation date written into the PDF (fixed by default for reproducible output).
   public var creationDate: String
-
-  /// The zlib level of every stream in the PDF: 1, the fastest. cairo 1.16 always asks for 6 and
-  /// has no setting; the program's own `deflateInit_` (target CDeflateLevel) gives it this one.
-  public static var compressionLevel: Int { Int(receipt_deflate_level()) }
 
   /// Where images' cairo surfaces are kept between renders (tests give a renderer its own).
   var imagePool = ImageSurfacePool.shared

@@ -141,6 +141,11 @@ package final class ReceiptServer: Sendable {
     logger.info(
       "warmed up in \(Int(warm.seconds * 1000)) ms: hyphenation \(warm.dictionaries.joined(separator: ", ")), \(warm.examples.count) example orders laid out"
     )
+    if let level = ReceiptEngine.pdfStreamDeflateLevel, level != 0 {
+      logger.warning(
+        "PDF streams are compressed at zlib level class \(level), not the fastest: this executable does not define deflateInit_ (target CDeflateLevel); PDFs are ~15 % slower"
+      )
+    }
     // The printers taken and their jobs left printing checked before anything listens.
     await workers.recover()
     var services: [any Service] = [workers]

@@ -12,6 +12,10 @@ struct Versions: ParsableCommand {
   func run() throws {
     try reportingErrors {
       for (name, version) in ReceiptEngine.libraryVersions { try Console.out("\(name) \(version)") }
+      // The self-check of CDeflateLevel, which this executable links (ReceiptEngine.pdfStreamDeflateLevel).
+      let level = ReceiptEngine.pdfStreamDeflateLevel
+      let note = level == 0 ? "fastest" : "not the fastest: see target CDeflateLevel"
+      try Console.out("pdf-streams zlib FLEVEL \(level.map(String.init) ?? "unknown") (\(note))")
     }
   }
 }
