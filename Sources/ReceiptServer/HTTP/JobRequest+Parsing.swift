@@ -2,7 +2,7 @@ package import Foundation
 import ReceiptKit
 
 /// The fields a job request may have.
-enum JobRequestField: String, CaseIterable {
+enum JobRequestField: String, RequestField {
   case template, data, printer, copies, locale
 }
 
@@ -11,22 +11,21 @@ extension JobRequest {
   /// strict parse: unknown fields, duplicate keys and wrong types are 400; an unknown template
   /// or printer is 422. The order is kept as the exact bytes that were checked.
   package init(body raw: Data, configuration: ReceiptServer.Configuration) throws {
-    let (members, ranges) = try RequestBody.members(
-      raw, fields: JobRequestField.allCases.map(\.rawValue), what: "a job")
-    guard case .string(let template)? = members["template"], !template.isEmpty else {
+    let members = try RequestBody.members(raw, as: JobRequestField.self, what: "a job")
+    guard case .string(let template)? = members[.template], !template.isEmpty else {
       throw Problem.badRequest(
-        members["template"] == nil
+        members[.template] == nil
           ? "template is required (a name in the templates directory)" : "template must be a string",
         field: "template")
     }
     guard (try? TemplateLibrary(directory: configuration.templates))?.isTemplate(template) == true else {
       throw Problem.unprocessable("no template named '\(template)'", field: "template")
     }
-    guard case .object? = members["data"], let dataRange = ranges["data"] else {
+    guard case .object? = members[.data], let data = members.bytes(of: .data) else {
       throw Problem.badRequest("data must be the order as a JSON object", field: "data")
     }
     let printer: String
-    switch members["printer"] {
+    switch members[.printer] {
     case nil, .null?: printer = configuration.effectiveDefaultPrinter ?? ""
     case .string(let name)?: printer = name
     default: throw Problem.badRequest("printer must be a string", field: "printer")
@@ -37,7 +36,7 @@ extension JobRequest {
         field: "printer")
     }
     var copies = 1
-    switch members["copies"] {
+    switch members[.copies] {
     case nil, .null?: break
     case .number(let n)?:
       guard n.isInteger, let value = n.plainDecimal(limit: 4).flatMap({ Int($0) }), (1...99).contains(value) else {
@@ -46,8 +45,7 @@ extension JobRequest {
       copies = value
     default: throw Problem.badRequest("copies must be an integer from 1 to 99", field: "copies")
     }
-    let locale = try Self.locale(members["locale"])
-    let data = Data(raw[raw.startIndex + dataRange.lowerBound..<raw.startIndex + dataRange.upperBound])
+    let locale = try Self.locale(members[.locale])
     guard data.count <= JSONValue.maxBytes else {
       throw Problem.badRequest(
         "data is \(data.count) bytes; orders are limited to \(JSONValue.maxBytes)", field: "data")

@@ -1,29 +1,33 @@
 import Foundation
 import ReceiptKit
 
+/// The fields an order request may have.
+enum OrderRequestField: String, RequestField {
+  case data, locale, routes
+}
+
 extension OrderRequest {
   /// Parses an order body (`{data, locale?, routes?}`) strictly and makes its tickets with the
   /// configured routes (all of them, or those `routes` names): unknown fields, duplicate keys and
   /// wrong types are 400; an unknown route or locale, a filter that fails on the data, or an order
   /// that no route prints is 422. The order is kept as the exact bytes that were checked.
   init(body raw: Data, configuration: ReceiptServer.Configuration) throws {
-    let (members, ranges) = try RequestBody.members(raw, fields: ["data", "locale", "routes"], what: "an order")
+    let members = try RequestBody.members(raw, as: OrderRequestField.self, what: "an order")
     guard !configuration.routes.isEmpty else {
       throw Problem.unprocessable(
         "the daemon has no routes; add \"routes\" to its configuration file (see the README), or use POST /v1/jobs")
     }
-    guard case .object? = members["data"], let dataRange = ranges["data"] else {
+    guard case .object? = members[.data], let data = members.bytes(of: .data) else {
       throw Problem.badRequest("data must be the order as a JSON object", field: "data")
     }
-    let data = Data(raw[raw.startIndex + dataRange.lowerBound..<raw.startIndex + dataRange.upperBound])
     guard data.count <= JSONValue.maxBytes else {
       throw Problem.badRequest(
         "data is \(data.count) bytes; orders are limited to \(JSONValue.maxBytes)", field: "data")
     }
-    let locale = try JobRequest.locale(members["locale"])
+    let locale = try JobRequest.locale(members[.locale])
     var selected = configuration.routes
     var asked: [String]?
-    switch members["routes"] {
+    switch members[.routes] {
     case nil, .null?: break
     case .array(let list)?:
       let known = configuration.routes.map(\.name)

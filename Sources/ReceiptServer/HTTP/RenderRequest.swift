@@ -14,11 +14,13 @@ package struct RenderRequest {
   var model: PrinterModel?
 
   /// The fields a preview may have: a job's, and `source`, `paper`, `model`.
-  static let fields = JobRequestField.allCases.map(\.rawValue) + ["source", "paper", "model"]
+  enum Field: String, RequestField {
+    case template, data, printer, copies, locale, source, paper, model
+  }
 
   package init(body raw: Data, configuration: ReceiptServer.Configuration) throws {
-    let (members, ranges) = try RequestBody.members(raw, fields: Self.fields, what: "a preview")
-    switch (members["template"], members["source"]) {
+    let members = try RequestBody.members(raw, as: Field.self, what: "a preview")
+    switch (members[.template], members[.source]) {
     case (.string(let name)?, nil):
       guard (try? TemplateLibrary(directory: configuration.templates))?.isTemplate(name) == true else {
         throw Problem.unprocessable("no template named '\(name)'", field: "template")
@@ -36,14 +38,14 @@ package struct RenderRequest {
         "template (a name in the templates directory) or source (a template's XML) is required", field: "template")
     default:
       throw Problem.badRequest(
-        "template and source must be strings", field: members["source"] == nil ? "template" : "source")
+        "template and source must be strings", field: members[.source] == nil ? "template" : "source")
     }
-    guard case .object? = members["data"], let range = ranges["data"] else {
+    guard case .object? = members[.data], let bytes = members.bytes(of: .data) else {
       throw Problem.badRequest("data must be the order as a JSON object", field: "data")
     }
-    data = Data(raw[raw.startIndex + range.lowerBound..<raw.startIndex + range.upperBound])
-    locale = try JobRequest.locale(members["locale"])
-    switch members["paper"] {
+    data = bytes
+    locale = try JobRequest.locale(members[.locale])
+    switch members[.paper] {
     case nil, .null?: break
     case .string(let text)?:
       guard let parsed = Paper(parsing: text) else {
@@ -52,7 +54,7 @@ package struct RenderRequest {
       paper = parsed
     default: throw Problem.badRequest("paper must be a string such as 80mm", field: "paper")
     }
-    switch members["model"] {
+    switch members[.model] {
     case nil, .null?: break
     case .string(let name)?:
       guard name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {

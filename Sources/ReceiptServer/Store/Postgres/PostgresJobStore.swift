@@ -85,8 +85,13 @@ final class PostgresJobStore: JobStore, Sendable {
         return !running
       }
       guard starts else { return }
-      await withTaskGroup(of: Void.self) { group in
-        group.addTask { await client.run() }
+      // The migration ends early; the others run until the store closes (or goes), and the
+      // first of them to end ends the rest.
+      await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+          await client.run()
+          return true
+        }
         group.addTask {
           let name = url.redacted
           do {
@@ -99,18 +104,32 @@ final class PostgresJobStore: JobStore, Sendable {
           } catch {
             migrated.open(.failure(error))
           }
-          await listener.run(store: store)
+          return false
         }
-        group.addTask { for await _ in closed {} }
-        // The first to end (closed, or the pool stopped) ends the others.
-        await group.next()
+        group.addTask {
+          await listener.run(store: store)
+          return true
+        }
+        group.addTask {
+          for await _ in closed {}
+          return true
+        }
+        while let ends = await group.next(), !ends {}
         group.cancelAll()
       }
     }
   }
 
+  /// Returns once the schema is migrated and the listener hears the other daemons' changes
+  /// (each at most ``timeout``).
   func open() async throws {
     try await waitUntilMigrated()
+    if listener.listening.outcome == nil {
+      let listening = listener.listening
+      try await guarded {
+        try await bounded(timeout, what: "\(url.redacted) (LISTEN)") { _ in try await listening.wait() }
+      }
+    }
   }
 
   /// Waits for the schema migration (at most ``timeout``: a store whose background work does not

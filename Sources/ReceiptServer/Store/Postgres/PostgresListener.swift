@@ -16,6 +16,8 @@ final class PostgresListener: Sendable {
   private let logger: Logger
   private let changeListeners = Locked<[any JobChangeListener]>([])
   private let connection = Locked<PostgresConnection?>(nil)
+  /// Open once the first connection listens on both channels.
+  let listening = ReadyGate()
 
   init(url: PostgresURL, logger: Logger) {
     self.url = url
@@ -66,6 +68,7 @@ final class PostgresListener: Sendable {
   private func listenOn(_ session: PostgresConnection, to store: WeakStore, catchingUp: Bool) async throws {
     try await session.listen(on: "receipt_work") { work in
       try await session.listen(on: "receipt_jobs") { jobs in
+        self.listening.open(.success(()))
         if catchingUp, let store = store.store { await self.catchUp(store) }
         try await withThrowingTaskGroup(of: Void.self) { group in
           group.addTask {
