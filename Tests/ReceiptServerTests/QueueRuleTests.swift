@@ -112,7 +112,7 @@ import Testing
     var original = Self.job(.completed)
     original.route = "kitchen"
     original.label = "KITCHEN"
-    let request = JobRequest.reprint(of: original, number: 3)
+    let request = JobRequest.reprint(of: original, earlierReprints: 2)
     #expect(request.reprintOf == original.id && request.reprint == 3 && request.route == "kitchen")
     #expect(request.printer == original.printer && request.data == original.data && request.copies == original.copies)
   }

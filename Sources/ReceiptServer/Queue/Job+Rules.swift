@@ -231,9 +231,11 @@ extension Job {
 }
 
 extension JobRequest {
-  /// The request of reprint number `number` of `original` (its earlier reprints plus one): same
-  /// printer, template, order, locale, copies, route and label.
-  static func reprint(of original: Job, number: Int) -> JobRequest {
+  /// The request of the next reprint of `original`, which has `earlierReprints` reprints already
+  /// (it is number `earlierReprints + 1`): same printer, template, order, locale, copies, route
+  /// and label. The stores count the earlier reprints under the printer's submission lock.
+  static func reprint(of original: Job, earlierReprints: Int) -> JobRequest {
+    let number = earlierReprints + 1
     var request = JobRequest(
       printer: original.printer, template: original.template, data: original.data, locale: original.locale,
       copies: original.copies)

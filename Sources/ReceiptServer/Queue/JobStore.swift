@@ -109,7 +109,7 @@ enum Submission: Sendable {
   case job(JobRequest, key: String?)
   /// An order and all its tickets (`POST /v1/orders`): all or none.
   case order(OrderRequest, key: String?)
-  /// Another print of a printed job, numbered after its earlier reprints (``JobRequest/reprint(of:number:)``).
+  /// Another print of a printed job, numbered after its earlier reprints (``JobRequest/reprint(of:earlierReprints:)``).
   case reprint(of: Job, key: String?)
 }
 

@@ -24,8 +24,9 @@ extension SQLiteJobStore {
       if let key, let existing = try Job.filter(JobColumn.idempotencyKey.column == key).fetchOne(db) {
         return .job(existing, created: false)
       }
-      let number = try Job.filter(JobColumn.reprintOf.column == original.id).fetchCount(db) + 1
-      let (job, created) = try insert(.reprint(of: original, number: number), idempotencyKey: key, now: now, db)
+      let earlier = try Job.filter(JobColumn.reprintOf.column == original.id).fetchCount(db)
+      let (job, created) = try insert(
+        .reprint(of: original, earlierReprints: earlier), idempotencyKey: key, now: now, db)
       return .job(job, created: created)
     }
   }

@@ -52,9 +52,9 @@ extension PostgresJobStore {
       let count = try await connection.query(
         #"SELECT count(*) FROM job WHERE "reprintOf" = \#(original.id)"#, logger: logger
       ).collect()
-      let number = (try count.first?.decode(Int.self) ?? 0) + 1
+      let earlier = try count.first?.decode(Int.self) ?? 0
       let (job, created) = try await insert(
-        .reprint(of: original, number: number), idempotencyKey: key, now: now, connection)
+        .reprint(of: original, earlierReprints: earlier), idempotencyKey: key, now: now, connection)
       return .job(job, created: created)
     }
   }
