@@ -12,17 +12,22 @@ public struct DocumentPrintOptions: Sendable {
   public var pageRanges: [ClosedRange<Int>]?
   /// A line printed above the first page (`*** REPRINT ***` when a print was interrupted).
   public var mark: String?
+  /// Each page keeps its printed rows with 9 pt of paper above and below, never scaled: for a
+  /// page whose length the client did not choose (a desktop's default roll size of 200 mm for a
+  /// 120 mm receipt). A page already that short is unchanged.
+  public var trimRoll: Bool
 
   /// Creates options.
   public init(
     paper: Paper = .mm80, scaling: DocumentScaling = .auto, content: DocumentContent = .auto,
-    pageRanges: [ClosedRange<Int>]? = nil, mark: String? = nil
+    pageRanges: [ClosedRange<Int>]? = nil, mark: String? = nil, trimRoll: Bool = false
   ) {
     self.paper = paper
     self.scaling = scaling
     self.content = content
     self.pageRanges = pageRanges
     self.mark = mark
+    self.trimRoll = trimRoll
   }
 }
 
@@ -39,7 +44,8 @@ extension ReceiptEngine {
       let read = DocumentReadOptions(
         resolution: setup.resolution.dpi, paperWidth: setup.paper.width.points, scaling: options.scaling,
         pageRanges: options.pageRanges, shouldStop: shouldStop)
-      let pages = try DocumentPages.read(data, format: format, options: read)
+      var pages = try DocumentPages.read(data, format: format, options: read)
+      if options.trimRoll { pages = pages.map { $0.trimmed(margin: Insets.receiptDefault.bottom.points) } }
       var header: LaidOutPage?
       if let mark = options.mark {
         var markSetup = setup

@@ -148,6 +148,79 @@ import Testing
     }
   }
 
+  /// Roll trimming: `lp receipt.pdf` with no options (the queue's default 80 × 200 mm page, as a
+  /// desktop's, Windows' or Android's default job) prints at the receipt's own length (±1 mm),
+  /// dot for dot the page sent with its own size (`-o PageSize=Custom.…`); a printer with
+  /// `printerTrimRoll` off prints the whole 200 mm (a pre-printed form's blank end is the form's).
+  @Test func aDefaultJobEndsAtTheReceiptsOwnLength() throws {
+    let (till, forms) = (
+      try ThermalPrinterSimulator(model: .epsonTMT88), try ThermalPrinterSimulator(model: .epsonTMT88)
+    )
+    let (daemon, work) = try daemon(
+      ["till": "socket://127.0.0.1:\(till.port)", "forms": "socket://127.0.0.1:\(forms.port)"],
+      models: ["till": "epson-tm-t88vi", "forms": "epson-tm-t88vi"], settings: #", "printerTrimRoll": {"forms": false}"#
+    )
+    defer { _ = daemon.terminate() }
+    let cups = try PrintRig.privateCUPS()
+    for (queue, printer) in [("T", "till"), ("F", "forms")] {
+      try PrintRig.addEverywhereQueue(queue, uri: uri(daemon, printer), server: cups.server, directory: cups.directory)
+    }
+    func lp(_ arguments: [String]) throws {
+      let result = try Tool.run("lp", arguments, environment: ["CUPS_SERVER": cups.server])
+      #expect(result.status == 0, "lp \(arguments): \(result.stderr)")
+    }
+    func printed(_ simulator: ThermalPrinterSimulator, _ count: Int) -> SimulatedPage? {
+      guard waitUntil(seconds: 60, { simulator.pages.filter { $0.cut != nil }.count >= count }) else { return nil }
+      return simulator.pages[count - 1]
+    }
+
+    // A receipt as pango-view sets it: 18 lines with 9 pt margins, the page as long as the text.
+    let text = work.appendingPathComponent("receipt.txt")
+    try (1...18).map { "Line \($0)  Brötchen 0,45 €" }.joined(separator: "\n").write(
+      to: text, atomically: true, encoding: .utf8)
+    let pdf = work.appendingPathComponent("receipt.pdf")
+    #expect(
+      try Tool.run("pango-view", ["--dpi=72", "--margin=9", "--width=208", "-q", "--output=\(pdf.path)", text.path])
+        .status == 0)
+    let size = try #require(try Tool.pdfPageSizes(pdf).first)
+    let length = size.height / 72 * 25.4
+    #expect(length < 150, "a receipt shorter than the default page: \(length) mm")
+
+    try lp(["-d", "T", pdf.path])
+    let trimmed = try #require(printed(till, 1))
+    try lp(["-d", "T", "-o", String(format: "PageSize=Custom.%.2fx%.2fmm", size.width / 72 * 25.4, length), pdf.path])
+    let own = try #require(printed(till, 2))
+    // The receipt's own length, less at most the space between its text's line boxes and their
+    // ink (the margins are counted from the ink): never longer, at most 2 mm shorter.
+    #expect(
+      trimmed.rows.count <= rows(length) + 1 && trimmed.rows.count >= rows(length - 2),
+      "\(trimmed.rows.count) rows for the receipt's \(length) mm (\(rows(length)) rows)")
+    #expect(trimmed.width == own.width)
+    // The same dots: the printed rows of both, from their first, differ in few dots (cupsd
+    // centred the page on 200 mm, which may put it half a dot lower before poppler draws it).
+    let (a, b) = (inkedRows(trimmed), inkedRows(own))
+    #expect(abs(a.count - b.count) <= 2, "\(a.count) and \(b.count) printed rows")
+    // Unscaled and unmoved within itself: the same columns inked, and the same rows (lines of
+    // text and the gaps between them) from the first printed row on. Dot for dot equality is not
+    // asked: cupsd may send the default job as raster it drew itself, anti-aliased otherwise.
+    func columns(_ page: SimulatedPage) -> [Int] {
+      [
+        (0..<page.width).first { x in page.rows.contains { $0[x] } } ?? -1,
+        (0..<page.width).last { x in page.rows.contains { $0[x] } } ?? -1,
+      ]
+    }
+    #expect(zip(columns(trimmed), columns(own)).allSatisfy { abs($0 - $1) <= 1 }, "\(columns(trimmed)) \(columns(own))")
+    if let top = a.first, let ownTop = b.first {
+      let (mine, theirs) = (Set(a.map { $0 - top }), Set(b.map { $0 - ownTop }))
+      let differing = mine.symmetricDifference(theirs).count
+      #expect(Double(differing) <= 0.02 * Double(theirs.count), "\(differing) of \(theirs.count) printed rows differ")
+    }
+
+    try lp(["-d", "F", pdf.path])
+    let whole = try #require(printed(forms, 1))
+    #expect(abs(whole.rows.count - rows(200)) <= 1, "printerTrimRoll off: \(whole.rows.count) rows, the default 200 mm")
+  }
+
   /// A page made as the seed's iOS `ContinuousPageRenderer` makes it — attributed text set in
   /// the printable width minus 1/8" margins, the page as long as the text's height plus 18 pt —
   /// here with Pango and cairo (`pango-view`), sent as AirPrint sends it (Print-Job with the

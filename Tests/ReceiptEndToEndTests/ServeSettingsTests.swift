@@ -174,4 +174,23 @@ import Testing
     #expect(waitUntil(seconds: 10) { byDefault.ippPort == apiPort + 2 }, "ippPort defaults to port + 2")
     _ = byDefault.terminate()
   }
+
+  /// A part that cannot start (the IPP port taken by another program) stops the daemon with its
+  /// error and exit status 1, its printers' workers with it — once a canceled worker spun until
+  /// the group's cancellation bound trapped (132, "Cancellation took longer than allowed").
+  @Test func aPartThatCannotStartStopsTheDaemonWithItsError() throws {
+    let work = try Tool.temporaryDirectory()
+    let (held, port) = try Loopback.listen()
+    defer { close(held) }
+    let run = try Tool.run(
+      "timeout",
+      [
+        "-s", "KILL", "60", try Tool.shippedBinary(), "serve", "--port", "0", "--ipp-port", "\(port)", "--db",
+        work.appendingPathComponent("q.sqlite").path, "--printer", "box=dir:\(work.path)", "--templates",
+        Tool.packageRoot.appendingPathComponent("Templates").path,
+      ])
+    #expect(run.status == 1, "status \(run.status): \(run.stderr.suffix(600))")
+    #expect(run.stderr.contains("Address already in use"), "\(run.stderr.suffix(600))")
+    #expect(!run.stderr.contains("Cancellation took longer"))
+  }
 }

@@ -51,12 +51,18 @@ public struct PrinterConfig: Sendable, Equatable {
   /// The roll in the printer: what documents (IPP jobs) print on and what IPP clients are told.
   /// Nil: 80 mm, or the model's only paper.
   public var paper: Paper?
+  /// Whether an IPP job whose length its client did not choose keeps only its printed rows and
+  /// the margins (``DocumentPrintOptions/trimRoll``); off for pre-printed forms.
+  public var trimRoll: Bool
   /// Creates a printer.
-  public init(name: String, target: PrinterTarget, model: PrinterModel? = nil, paper: Paper? = nil) {
+  public init(
+    name: String, target: PrinterTarget, model: PrinterModel? = nil, paper: Paper? = nil, trimRoll: Bool = true
+  ) {
     self.name = name
     self.target = target
     self.model = model
     self.paper = paper
+    self.trimRoll = trimRoll
   }
 
   /// The roll documents print on: ``paper``, else 80 mm when the model takes it (or there is no

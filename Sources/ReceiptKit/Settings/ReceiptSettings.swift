@@ -35,6 +35,10 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
   public var archiveDays: Int?
   /// Printer name → the roll it holds (`58mm`, `80mm`): what IPP clients are offered.
   public var printerPapers: [String: String]?
+  /// Printer name → whether an IPP job whose length its client did not choose (the default roll
+  /// size) keeps only its printed rows and the margins (default true; false for
+  /// pre-printed forms, whose blank end is part of the form).
+  public var printerTrimRoll: [String: Bool]?
   /// The IPP Everywhere / AirPrint printers: on or off, their address, whether they are
   /// advertised over DNS-SD, and the largest document they take.
   public var ipp: Bool?
@@ -70,7 +74,8 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
       "host", "port", "database", "templates", "printers", "defaultPrinter", "maxAttempts", "maxBodyBytes", "tokens",
       "corsOrigins", "shutdownGrace", "cupsServer", "hostNames", "maxConnections", "maxEventStreams", "idleTimeout",
       "headerTimeout",
-      "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays", "printerPapers", "ipp",
+      "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays", "printerPapers",
+      "printerTrimRoll", "ipp",
       "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes", "documentDays",
     ]
     let object: [String: JSONValue]
@@ -208,6 +213,7 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     result.archive = other.archive ?? archive
     result.archiveDays = other.archiveDays ?? archiveDays
     result.printerPapers = other.printerPapers ?? printerPapers
+    result.printerTrimRoll = other.printerTrimRoll ?? printerTrimRoll
     result.ipp = other.ipp ?? ipp
     result.ippHost = other.ippHost ?? ippHost
     result.ippPort = other.ippPort ?? ippPort

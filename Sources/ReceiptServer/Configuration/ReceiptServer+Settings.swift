@@ -35,13 +35,17 @@ extension ReceiptServer.Configuration {
         }
         paper = parsed
       }
-      return PrinterConfig(name: name, target: parsed, model: model, paper: paper)
+      return PrinterConfig(
+        name: name, target: parsed, model: model, paper: paper, trimRoll: settings.printerTrimRoll?[name] ?? true)
     }
     for name in (settings.printerModels ?? [:]).keys.sorted() where settings.printers?[name] == nil {
       throw ReceiptError(.data, "printerModels names '\(name)', which is not one of the printers")
     }
     for name in (settings.printerPapers ?? [:]).keys.sorted() where settings.printers?[name] == nil {
       throw ReceiptError(.data, "printerPapers names '\(name)', which is not one of the printers")
+    }
+    for name in (settings.printerTrimRoll ?? [:]).keys.sorted() where settings.printers?[name] == nil {
+      throw ReceiptError(.data, "printerTrimRoll names '\(name)', which is not one of the printers")
     }
     self.init(
       host: settings.host ?? "127.0.0.1", port: settings.port ?? 8631,

@@ -58,7 +58,13 @@ extension IPPFront {
     var request = JobRequest(printer: context.printer.name, template: "", data: Data(), copies: ticket.copies)
     request.jobName = ticket.jobName
     request.user = context.request.user
-    request.printOptions = ticket.options.stored
+    var options = ticket.options
+    // Roll trimming: a length the client did not choose (none, or the default roll size, as a
+    // desktop's or phone's default job asks) keeps only the page's printed rows and margins.
+    if context.printer.config.trimRoll, ticket.length == nil || ticket.length == IPPPrinter.defaultLength {
+      options.trim = true
+    }
+    request.printOptions = options.stored
     request.locale = ticket.locale
     guard let document else {
       request.held = true

@@ -15,7 +15,8 @@ struct IPPJobTicket {
   var template: String?
   var locale: String?
   /// Page length the client chose for the roll (`media-col` y-dimension or a media name), in
-  /// hundredths of a millimetre: the document's own page length wins; this is checked only.
+  /// hundredths of a millimetre: the document's own page length wins; it is checked, and a job
+  /// without a chosen length (nil, or the default roll size) is trimmed (``PrinterConfig/trimRoll``).
   var length: Int?
   var unsupported: [IPPAttribute] = []
 

@@ -9,11 +9,17 @@ struct DocumentJobOptions: Codable, Sendable, Equatable {
   var content: DocumentContent?
   /// 1-based page ranges, each `[first, last]`.
   var pageRanges: [[Int]]?
+  /// Each page keeps only its printed rows and the margins (roll trimming): the client did not choose
+  /// the length (the default roll size) and the printer trims (``PrinterConfig/trimRoll``).
+  var trim: Bool?
 
-  init(scaling: DocumentScaling? = nil, content: DocumentContent? = nil, pageRanges: [[Int]]? = nil) {
+  init(
+    scaling: DocumentScaling? = nil, content: DocumentContent? = nil, pageRanges: [[Int]]? = nil, trim: Bool? = nil
+  ) {
     self.scaling = scaling
     self.content = content
     self.pageRanges = pageRanges
+    self.trim = trim
   }
 
   /// The fields as the column's JSON has them.
@@ -21,6 +27,7 @@ struct DocumentJobOptions: Codable, Sendable, Equatable {
     var scaling: String?
     var content: String?
     var pageRanges: [[Int]]?
+    var trim: Bool?
   }
 
   /// From the column's JSON text; options it does not know read as their defaults.
@@ -29,12 +36,13 @@ struct DocumentJobOptions: Codable, Sendable, Equatable {
     let fields = (try? JSONDecoder().decode(Fields.self, from: Data(text.utf8))) ?? Fields()
     self.init(
       scaling: fields.scaling.flatMap(DocumentScaling.init(rawValue:)),
-      content: fields.content.flatMap(DocumentContent.init(rawValue:)), pageRanges: fields.pageRanges)
+      content: fields.content.flatMap(DocumentContent.init(rawValue:)), pageRanges: fields.pageRanges,
+      trim: fields.trim)
   }
 
   /// As the column's JSON text.
   func encode(to encoder: any Encoder) throws {
-    let fields = Fields(scaling: scaling?.rawValue, content: content?.rawValue, pageRanges: pageRanges)
+    let fields = Fields(scaling: scaling?.rawValue, content: content?.rawValue, pageRanges: pageRanges, trim: trim)
     var container = encoder.singleValueContainer()
     try container.encode(String(decoding: try JSONEncoder().encode(fields), as: UTF8.self))
   }
@@ -46,6 +54,7 @@ struct DocumentJobOptions: Codable, Sendable, Equatable {
   func printOptions(paper: Paper, mark: String?) -> DocumentPrintOptions {
     DocumentPrintOptions(
       paper: paper, scaling: scaling ?? .auto, content: content ?? .auto,
-      pageRanges: pageRanges?.compactMap { $0.count == 2 && $0[0] <= $0[1] ? $0[0]...$0[1] : nil }, mark: mark)
+      pageRanges: pageRanges?.compactMap { $0.count == 2 && $0[0] <= $0[1] ? $0[0]...$0[1] : nil }, mark: mark,
+      trimRoll: trim ?? false)
   }
 }

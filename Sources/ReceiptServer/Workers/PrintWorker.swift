@@ -85,7 +85,9 @@ final class PrintWorker: Service, Sendable {
   }
 
   private func loop() async {
-    while !isStopping {
+    // A canceled task (the daemon's group stopping because a part failed) leaves at once: every
+    // wait below returns immediately then, and the loop would spin.
+    while !isStopping, !Task.isCancelled {
       do {
         signal.reset()  // what is committed now is seen by the claim below
         guard try await holdsPrinter() else {
@@ -252,7 +254,7 @@ final class PrintWorker: Service, Sendable {
         return
       } catch {
         logger.error("cannot record the outcome of job \(job.id): \(error); trying again in \(delay) s")
-        if mustLeave { return }
+        if mustLeave || Task.isCancelled { return }
         await pause(delay)
         delay = min(30, delay * 2)
       }

@@ -87,16 +87,21 @@ extension PostgresJobStore {
     let columns = JobColumn.allCases.filter { $0 != .sequence }
     var bindings = PostgresBindings()
     try PostgresRowEncoder.bind(columns.map(\.rawValue), from: try PostgresRowEncoder.columns(of: job), into: &bindings)
+    // The wake-up the rule gives a new job (its number aside, the job is the one stored), sent in
+    // the same statement: one round trip fewer per submission (`NOTIFY` is delivered at commit).
+    bindings.append(Job.printersToWake(from: nil, to: job).sorted())
     let sql = """
-      INSERT INTO job (\(columns.map(\.quoted).joined(separator: ", ")))
-      VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", ")))
-      RETURNING \(PostgresSchema.jobColumns)
+      WITH inserted AS (
+        INSERT INTO job (\(columns.map(\.quoted).joined(separator: ", ")))
+        VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", ")))
+        RETURNING \(PostgresSchema.jobColumns))
+      SELECT inserted.*,
+        (SELECT count(pg_notify('receipt_work', printer)) FROM unnest($\(columns.count + 1)::text[]) AS printer) AS woken
+      FROM inserted
       """
     let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).collect()
     guard let row = rows.first else { throw StoreUnavailable(reason: "the insert of job \(job.id) returned nothing") }
-    let stored = try Job(postgres: row)
-    try await wake(Job.printersToWake(from: nil, to: stored), connection)
-    return (stored, true)
+    return (try Job(postgres: row), true)
   }
 
   private func job(idempotencyKey key: String, _ connection: PostgresConnection) async throws -> Job? {

@@ -132,12 +132,16 @@ final class PostgresJobStore: JobStore, Sendable {
     }
   }
 
-  /// Waits for the schema migration (at most ``timeout``: a store whose background work does not
-  /// run is unavailable, not a hang).
+  /// Waits for the schema migration, which is bounded itself (``timeout``) once the background
+  /// work runs; a store whose background work has not started within ``timeout`` is unavailable,
+  /// not a hang.
   func waitUntilMigrated() async throws {
     if let outcome = migrated.outcome { return try outcome.get() }
     let migrated = self.migrated
-    try await bounded(timeout, what: "\(url.redacted) (not migrated)") { _ in try await migrated.wait() }
+    if backgroundStarted.withLock({ $0 }) { return try await migrated.wait() }
+    try await bounded(timeout, what: "\(url.redacted) (its background work is not running)") { _ in
+      try await migrated.wait()
+    }
   }
 
   func close() async {
