@@ -13,7 +13,7 @@ extension DocumentPage {
   public func trimmed(margin: Double) -> DocumentPage {
     guard image.height > 0, image.width > 0, length > 0 else { return self }
     let pointsPerRow = length / Double(image.height)
-    let marginRows = Int((margin / pointsPerRow).rounded(.up))
+    let marginRows = (margin / pointsPerRow).clampedInt(.up, in: 0...image.height)
     let kept: Range<Int>
     if let (first, last) = printedRows {
       kept = max(0, first - marginRows)..<min(image.height, last + 1 + marginRows)
