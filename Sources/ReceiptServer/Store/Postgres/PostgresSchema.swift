@@ -210,6 +210,27 @@ enum PostgresSchema {
           + DocumentFormat.allCases.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
       ]
     ),
+    (
+      7, "the change feed's payload without encoding the document first",
+      [
+        // `to_jsonb(NEW)` wrote the whole document as hex before `- 'data'` dropped it: the row is
+        // copied with an empty document instead (the payload is the same).
+        """
+        CREATE OR REPLACE FUNCTION receipt_job_changed() RETURNS trigger LANGUAGE plpgsql SET timezone TO 'UTC' AS $$
+        DECLARE
+          changed job := NEW;
+          payload text;
+        BEGIN
+          changed.data := ''::bytea;
+          payload := NEW.sequence::text || ' '
+            || ((to_jsonb(changed) - 'claim' - 'data') || jsonb_build_object('data', ''))::text;
+          IF octet_length(payload) > 7900 THEN payload := NEW.sequence::text; END IF;
+          PERFORM pg_notify('receipt_jobs', payload);
+          RETURN NULL;
+        END $$
+        """
+      ]
+    ),
   ]
 
   /// Brings the database up to the newest schema, in one transaction.
