@@ -36,12 +36,14 @@ done
 python_tools() {
   # zxing-cpp decodes the 2D symbologies zbar cannot (PDF417, DataMatrix, Aztec) in the tests;
   # schemathesis and openapi-spec-validator check the daemon against its OpenAPI contract;
-  # python-escpos is an independent ESC/POS encoder to compare bytes with.
+  # python-escpos is an independent ESC/POS encoder to compare bytes with; pyipp is Home
+  # Assistant's IPP client.
   if [[ "${1:-}" == "--test" ]] &&
-    ! python3 -c "import zxingcpp, numpy, schemathesis, openapi_spec_validator, escpos, pyphen, hyphen" 2>/dev/null; then
-    echo "setup: installing Python test tools: zxing-cpp numpy schemathesis openapi-spec-validator python-escpos pyphen pyhyphen"
+    ! python3 -c "import zxingcpp, numpy, schemathesis, openapi_spec_validator, escpos, pyphen, hyphen, pyipp" 2>/dev/null; then
+    echo "setup: installing Python test tools: zxing-cpp numpy schemathesis openapi-spec-validator python-escpos pyphen pyhyphen pyipp"
     PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
-      zxing-cpp numpy "schemathesis==4.32.5" "openapi-spec-validator>=0.7" "python-escpos==3.1" "pyphen==0.18.1" "pyhyphen==4.0.4"
+      zxing-cpp numpy "schemathesis==4.32.5" "openapi-spec-validator>=0.7" "python-escpos==3.1" "pyphen==0.18.1" \
+      "pyhyphen==4.0.4" "pyipp==0.17.2"
   fi
 }
 

@@ -166,6 +166,10 @@ public final class ReceiptEngine: Sendable {
   /// (both shipped ones do); nil when unreadable. The start-up self-check of that interposition.
   public static var pdfStreamDeflateLevel: Int? { PDFRenderer.streamDeflateLevel }
 
+  /// The program's version (debian/changelog's; `receipt --version`, the IPP printers'
+  /// firmware version).
+  public static let version = "1.0.0"
+
   /// Versions of the C libraries in use, read from the libraries themselves.
   public static var libraryVersions: KeyValuePairs<String, String> {
     [

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ReceiptCommandLine
+import ReceiptKit
 
 /// `receipt-daemon`: the long-running commands (`serve`, `design`), with the HTTP server, the
 /// job stores (SQLite, PostgreSQL) and their libraries. `receipt serve` and `receipt design`
@@ -9,7 +10,7 @@ struct ReceiptDaemon: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "receipt",
     abstract: "The print-queue daemon and the template designer (run as `receipt serve`, `receipt design`).",
-    version: "0.1.0",
+    version: ReceiptEngine.version,
     subcommands: [Serve.self, Design.self, ReadDocument.self]
   )
 

@@ -18,7 +18,7 @@ struct Receipt: ParsableCommand {
       69 printer or CUPS unavailable, 70 layout or render failure, \
       73 cannot write output, 75 print job not completed.
       """,
-    version: "0.1.0",
+    version: ReceiptEngine.version,
     subcommands: [
       Print.self, Render.self, Measure.self, Printers.self, Validate.self, Serve.self, Design.self, Versions.self,
       ReadDocument.self,

@@ -68,7 +68,7 @@ import Testing
       })
     let packages = [
       "freetype": "libfreetype6", "harfbuzz": "libharfbuzz0b", "icu": "libicu72", "fontconfig": "libfontconfig1",
-      "cairo": "libcairo2", "zint": "libzint2.11",
+      "cairo": "libcairo2", "zint": "libzint2.11", "cups": "libcups2",
     ]
     for (library, package) in packages {
       let installed = try Tool.run("dpkg-query", ["-W", "-f", "${Version}", package]).stdout

@@ -61,8 +61,10 @@ extension IPPFront {
     var options = ticket.options
     // Roll trimming: a length the client did not choose (none, or the default roll size, as a
     // desktop's or phone's default job asks) keeps only the page's printed rows and margins.
-    if context.printer.config.trimRoll, ticket.length == nil || ticket.length == IPPPrinter.defaultLength {
-      options.trim = true
+    if ticket.length == nil || ticket.length == IPPPrinter.defaultLength {
+      if context.printer.config.trimRoll { options.trim = true }
+    } else if let length = ticket.length {
+      options.media = context.printer.customMedia(length: length)
     }
     request.printOptions = options.stored
     request.locale = ticket.locale
@@ -219,7 +221,8 @@ extension IPPFront {
         IPPAttributeGroup(
           .job,
           IPPJobAttributes.attributes(
-            job, printerURI: context.printerURI, upTime: upTime, started: startedAt, intervening: nil,
+            job, printer: context.printer, printerURI: context.printerURI, upTime: upTime, started: startedAt,
+            intervening: nil,
             printerStopped: false, requested: summary)))
     }
     return answer

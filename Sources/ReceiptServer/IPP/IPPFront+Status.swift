@@ -17,7 +17,14 @@ extension IPPFront {
     let counts = try await store.counts()
     let jobs = counts.count(printer.name, in: [.queued, .printing, .held])
     if let hold = hold(printer.name) {
-      let reasons = hold.reasons.isEmpty ? ["other-error"] : hold.reasons.map(Self.severe)
+      var reasons = hold.reasons.isEmpty ? ["other-error"] : hold.reasons.map(Self.severe)
+      // RFC 8011 5.4.12: out of paper is also `media-needed` (what clients and PWG's
+      // self-certification look for), beside PWG 5100.9's `media-empty`.
+      if reasons.contains(where: { $0.hasPrefix("media-empty") }),
+        !reasons.contains(where: { $0.hasPrefix("media-needed") })
+      {
+        reasons.append("media-needed-error")
+      }
       return (5, reasons, hold.message, jobs)
     }
     return (counts.count(printer.name, .printing) > 0 ? 4 : 3, ["none"], "", jobs)
@@ -51,9 +58,17 @@ extension IPPFront {
         "printer-supply",
         .octetString(
           Array(
-            "index=1;class=supplyThatIsConsumed;type=other;unit=percent;max=100;level=\(empty ? 0 : -3);colorantname=unknown;"
+            "index=1;class=supplyThatIsConsumed;type=other;unit=percent;maxcapacity=100;level=\(empty ? 0 : -3);colorantname=unknown;"
               .utf8))),
       IPPAttribute("printer-supply-description", .text("Receipt paper (\(printer.widthName) mm roll)")),
+      // CUPS' marker attributes (what Home Assistant's pyipp reads): the paper, its level in
+      // percent (-3: some left, not measured; 0: out), black on white.
+      IPPAttribute("marker-names", .name("Receipt paper (\(printer.widthName) mm roll)")),
+      IPPAttribute("marker-colors", .name("#000000")),
+      IPPAttribute("marker-types", .keyword("other")),
+      IPPAttribute("marker-levels", .integer(empty ? 0 : -3)),
+      IPPAttribute("marker-low-levels", .integer(0)),
+      IPPAttribute("marker-high-levels", .integer(100)),
     ]
     if !templates.isEmpty { attributes.append(IPPAttribute("template-supported", templates.map(IPPValue.name))) }
     let requested = context.request.requestedAttributes ?? ["all"]
@@ -82,7 +97,8 @@ extension IPPFront {
       IPPAttributeGroup(
         .job,
         IPPJobAttributes.attributes(
-          job, printerURI: context.printerURI, upTime: upTime, started: startedAt, intervening: intervening,
+          job, printer: context.printer, printerURI: context.printerURI, upTime: upTime, started: startedAt,
+          intervening: intervening,
           printerStopped: stopped, requested: context.request.requestedAttributes,
           private: !IPPJobAttributes.owns(context.request.user, job))))
     return answer
@@ -121,7 +137,8 @@ extension IPPFront {
         IPPAttributeGroup(
           .job,
           IPPJobAttributes.attributes(
-            job, printerURI: context.printerURI, upTime: upTime, started: startedAt, intervening: nil,
+            job, printer: context.printer, printerURI: context.printerURI, upTime: upTime, started: startedAt,
+            intervening: nil,
             printerStopped: stopped, requested: requested, private: !IPPJobAttributes.owns(request.user, job))))
     }
     return answer

@@ -32,8 +32,8 @@ enum IPPJobAttributes {
   /// The job's name and its user are its sender's: `private` (another user asks) leaves them
   /// out, as CUPS' default `JobPrivateValues` does.
   static func attributes(
-    _ job: Job, printerURI: String, upTime: Int32, started: Date, intervening: Int?, printerStopped: Bool,
-    requested: Set<String>?, private: Bool = false
+    _ job: Job, printer: IPPPrinter, printerURI: String, upTime: Int32, started: Date, intervening: Int?,
+    printerStopped: Bool, requested: Set<String>?, private: Bool = false
   ) -> [IPPAttribute] {
     let (state, reasons) = state(job, printerStopped: printerStopped)
     func seconds(_ date: Date?) -> IPPValue {
@@ -63,7 +63,18 @@ enum IPPJobAttributes {
       IPPAttribute("date-time-at-processing", date(processing)),
       IPPAttribute("date-time-at-completed", date(finished)),
       IPPAttribute("copies", .integer(Int32(job.copies))),
+      // The job template as the job prints (RFC 8011 5.2; PWG 5100.14 asks them back): its media
+      // (the roll at the length the client chose, else the default size), and the one way this
+      // printer prints — monochrome, at its head's resolution, one side, normal quality.
+      IPPAttribute("media", .keyword(job.printOptions?.media ?? printer.defaultMedia)),
+      IPPAttribute("print-color-mode", .keyword("monochrome")),
+      IPPAttribute("print-quality", .enumeration(4)),
+      IPPAttribute("printer-resolution", .resolution(x: Int32(printer.dpi), y: Int32(printer.dpi), perInch: true)),
+      IPPAttribute("sides", .keyword("one-sided")),
       IPPAttribute("document-format", .mimeMediaType((job.documentFormat ?? .order).rawValue)),
+      // An order prints one page a copy; a document's pages are known once it is read.
+      IPPAttribute(
+        "job-impressions", job.documentFormat == nil ? .integer(Int32(job.copies)) : .outOfBand(.noValue)),
       IPPAttribute("job-impressions-completed", .integer(job.state == .completed ? Int32(job.copies) : 0)),
     ]
     if let intervening {
@@ -71,7 +82,9 @@ enum IPPJobAttributes {
     }
     if `private` { all.removeAll { Self.privateAttributes.contains($0.name) } }
     guard var requested, !requested.contains("all"), !requested.contains("job-description") else { return all }
-    if requested.contains("job-template") { requested.insert("copies") }
+    if requested.contains("job-template") {
+      requested.formUnion(["copies", "media", "print-color-mode", "print-quality", "printer-resolution", "sides"])
+    }
     return all.filter { requested.contains($0.name) }
   }
 }

@@ -15,6 +15,9 @@ struct IPPPrinter: Sendable {
   let printableWidth: Int
   /// `urn:uuid:…`, stable for this printer on this machine.
   let uuid: String
+  /// `printer-serial-number`: 16 hex digits, stable for this printer on this machine (the same
+  /// digest as the UUID, its next bytes).
+  let serial: String
   let makeAndModel: String
 
   /// The shortest and longest page a client may ask for (hundredths of a millimetre): a roll
@@ -46,6 +49,7 @@ struct IPPPrinter: Sendable {
       )
     }
     uuid = "urn:uuid:" + parts.joined(separator: "-")
+    serial = digest[16..<24].map { String(format: "%02X", $0) }.joined()
     makeAndModel = (config.model?.title ?? "Receipt printer") + " (receipt)"
   }
 
@@ -57,6 +61,18 @@ struct IPPPrinter: Sendable {
     paperWidth % 100 == 0 ? "\(paperWidth / 100)" : String(format: "%.2f", Double(paperWidth) / 100)
   }
   /// The media name of the roll at the default length, and its range's ends (PWG 5101.1).
+  /// PWG 5101.1's self-describing name of the roll cut at `length` (hundredths of a millimetre),
+  /// as CUPS names a custom size: `custom_80x143.7mm_80x143.7mm`.
+  func customMedia(length: Int) -> String {
+    let millimetres =
+      length % 100 == 0
+      ? "\(length / 100)"
+      : String(format: "%.2f", Double(length) / 100)
+        .replacingOccurrences(of: "0+$", with: "", options: .regularExpression)
+    let size = "\(widthName)x\(millimetres)mm"
+    return "custom_\(size)_\(size)"
+  }
+
   var defaultMedia: String { "om_roll-\(widthName)mm_\(widthName)x\(Self.defaultLength / 100)mm" }
   var mediaRange: [String] {
     ["custom_min_\(widthName)x\(Self.minimumLength / 100)mm", "custom_max_\(widthName)x\(Self.maximumLength / 100)mm"]
@@ -103,7 +119,7 @@ struct IPPPrinter: Sendable {
     let model = config.model
     let deviceID =
       "MFG:\(model?.title.split(separator: " ").first.map(String.init) ?? "Generic");"
-      + "MDL:\(model?.title ?? "Receipt printer");CMD:PDF,PWGRaster,URF,JPEG,PNG;CLS:PRINTER;"
+      + "MDL:\(model?.title ?? "Receipt printer");CMD:PDF,PWGRaster,URF,JPEG,PNG;CLS:PRINTER;SN:\(serial);"
     return [
       IPPAttribute("printer-uri-supported", uris.map(IPPValue.uri)),
       keywords("uri-security-supported", uris.map { _ in "none" }),
@@ -114,6 +130,13 @@ struct IPPPrinter: Sendable {
       IPPAttribute("printer-make-and-model", .text(makeAndModel)),
       IPPAttribute("printer-device-id", .text(deviceID)),
       IPPAttribute("printer-uuid", .uri(uuid)),
+      IPPAttribute("printer-serial-number", .text(serial)),
+      // PWG 5100.13: the firmware as name, text and a binary version (one byte a part).
+      IPPAttribute("printer-firmware-name", .name("receipt")),
+      IPPAttribute("printer-firmware-string-version", .text(ReceiptEngine.version)),
+      IPPAttribute(
+        "printer-firmware-version",
+        .octetString(ReceiptEngine.version.split(separator: ".").map { UInt8(clamping: Int($0) ?? 0) })),
       IPPAttribute("printer-more-info", .uri(moreInfo)),
       IPPAttribute("printer-supply-info-uri", .uri(moreInfo)),
       IPPAttribute("printer-icons", .uri(icon)),
@@ -132,6 +155,8 @@ struct IPPPrinter: Sendable {
       IPPAttribute("operations-supported", IPPOperation.allCases.map { .enumeration(Int32($0.rawValue)) }),
       IPPAttribute("document-format-supported", Self.formats.map(IPPValue.mimeMediaType)),
       IPPAttribute("document-format-default", .mimeMediaType("application/octet-stream")),
+      // PWG 5100.13: the longest document password; 0, none (a PDF with a password fails).
+      IPPAttribute("document-password-supported", .integer(0)),
       keywords("printer-get-attributes-supported", ["document-format"]),
       keywords("compression-supported", ["none"]),
       keywords("pdl-override-supported", ["attempted"]),

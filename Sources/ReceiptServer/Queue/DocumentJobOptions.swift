@@ -12,14 +12,19 @@ struct DocumentJobOptions: Codable, Sendable, Equatable {
   /// Each page keeps only its printed rows and the margins (roll trimming): the client did not choose
   /// the length (the default roll size) and the printer trims (``PrinterConfig/trimRoll``).
   var trim: Bool?
+  /// The IPP `media` of a length the client chose (`custom_80x143.7mm_80x143.7mm`); nil: the
+  /// printer's default size.
+  var media: String?
 
   init(
-    scaling: DocumentScaling? = nil, content: DocumentContent? = nil, pageRanges: [[Int]]? = nil, trim: Bool? = nil
+    scaling: DocumentScaling? = nil, content: DocumentContent? = nil, pageRanges: [[Int]]? = nil, trim: Bool? = nil,
+    media: String? = nil
   ) {
     self.scaling = scaling
     self.content = content
     self.pageRanges = pageRanges
     self.trim = trim
+    self.media = media
   }
 
   /// The fields as the column's JSON has them.
@@ -28,6 +33,7 @@ struct DocumentJobOptions: Codable, Sendable, Equatable {
     var content: String?
     var pageRanges: [[Int]]?
     var trim: Bool?
+    var media: String?
   }
 
   /// From the column's JSON text; options it does not know read as their defaults.
@@ -37,12 +43,14 @@ struct DocumentJobOptions: Codable, Sendable, Equatable {
     self.init(
       scaling: fields.scaling.flatMap(DocumentScaling.init(rawValue:)),
       content: fields.content.flatMap(DocumentContent.init(rawValue:)), pageRanges: fields.pageRanges,
-      trim: fields.trim)
+      trim: fields.trim, media: fields.media)
   }
 
   /// As the column's JSON text.
   func encode(to encoder: any Encoder) throws {
-    let fields = Fields(scaling: scaling?.rawValue, content: content?.rawValue, pageRanges: pageRanges, trim: trim)
+    let fields = Fields(
+      scaling: scaling?.rawValue, content: content?.rawValue, pageRanges: pageRanges, trim: trim,
+      media: media)
     var container = encoder.singleValueContainer()
     try container.encode(String(decoding: try JSONEncoder().encode(fields), as: UTF8.self))
   }
