@@ -99,6 +99,8 @@ struct IPPJobTicket {
   /// The length a `media` name asks for, when it is the roll's width (and a length on the roll).
   private mutating func mediaLength(_ media: String, printer: IPPPrinter) -> Int? {
     if media == printer.defaultMedia { return IPPPrinter.defaultLength }
+    // A sheet size: the page is scaled to the roll; its length is the document's.
+    if IPPPrinter.sheetSizes.contains(media) { return IPPPrinter.defaultLength }
     // `…_WIDTHxLENGTHmm`: the last part of a self-describing name.
     guard media.hasSuffix("mm"), let size = media.split(separator: "_").last?.dropLast(2) else { return nil }
     // Numbers a client wrote (`1e300`, `nan`, `inf`): checked before they become integers.

@@ -74,6 +74,11 @@ struct IPPPrinter: Sendable {
   }
 
   var defaultMedia: String { "om_roll-\(widthName)mm_\(widthName)x\(Self.defaultLength / 100)mm" }
+  /// Sheet sizes a client may ask for (IPP Everywhere's document tests send both with
+  /// `ipp-attribute-fidelity`): such a page prints scaled to the roll's width, at its own
+  /// proportions, as any wider page does.
+  static let sheetSizes = ["iso_a4_210x297mm", "na_letter_8.5x11in"]
+
   var mediaRange: [String] {
     ["custom_min_\(widthName)x\(Self.minimumLength / 100)mm", "custom_max_\(widthName)x\(Self.maximumLength / 100)mm"]
   }
@@ -200,7 +205,7 @@ struct IPPPrinter: Sendable {
       keywords("identify-actions-supported", ["display"]),
       IPPAttribute("pages-per-minute", .integer(Int32(max(1, (model?.speed ?? 100) * 60 / 300)))),
       keywords("media-default", [defaultMedia]),
-      keywords("media-supported", [defaultMedia] + mediaRange),
+      keywords("media-supported", [defaultMedia] + mediaRange + Self.sheetSizes),
       keywords("media-ready", [defaultMedia]),
       IPPAttribute("media-col-default", mediaCol(length: Self.defaultLength)),
       IPPAttribute("media-col-ready", [mediaCol(length: nil)]),
