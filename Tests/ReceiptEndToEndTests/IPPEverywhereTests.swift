@@ -442,6 +442,7 @@ import Testing
     for key in [
       "\"rp=ipp/print/archive\"", "\"kind=receipt,roll\"", "\"pdl=application/pdf,image/pwg-raster,image/urf",
       "\"URF=V1.4,", "\"UUID=", "\"txtvers=1\"", "\"qtotal=1\"", "\"Color=F\"", "\"ty=Receipt printer (receipt)\"",
+      "\"product=(Receipt printer)\"",
     ] {
       #expect(line.contains(key), "TXT \(key) in \(line)")
     }

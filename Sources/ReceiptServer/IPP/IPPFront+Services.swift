@@ -48,7 +48,7 @@ extension IPPFront {
         txt: [
           "txtvers": "1", "qtotal": "1", "rp": "ipp/print/\(printer.name)", "ty": printer.makeAndModel,
           "adminurl": "http://\(host).local:\(port)/ipp/print/\(printer.name)", "note": "", "priority": "0",
-          "product": "(\(printer.makeAndModel))", "pdl": pdl, "UUID": uuid,
+          "product": "(\(printer.config.model?.title ?? "Receipt printer"))", "pdl": pdl, "UUID": uuid,
           "URF": "V1.4,CP99,W8,SRGB24,IS1,MT1,OB9,PQ3-4-5,RS\(printer.dpi)", "Color": "F", "Duplex": "F",
           "kind": "receipt,roll", "PaperMax": "<legal-A4", "Fax": "F", "Scan": "F",
         ])
