@@ -45,9 +45,10 @@ struct Serve: AsyncParsableCommand {
         ? (try? PostgresURL(configuration.database).redacted) ?? "PostgreSQL" : configuration.database
       try await server.run { port in
         try? Console.out(
-          "receipt serve: http://\(configuration.host):\(port)/v1 with printers \(names), queue \(queue)")
+          "receipt serve: http://\(ListenAddress.uriHost(configuration.host)):\(port)/v1 with printers \(names), queue \(queue)"
+        )
       } onIPPRunning: { port in
-        let host = configuration.ipp?.host ?? "127.0.0.1"
+        let host = ListenAddress.uriHost(configuration.ipp?.host ?? "127.0.0.1")
         try? Console.out(
           "receipt serve: ipp://\(host):\(port)/ipp/print/NAME for printers \(names) (IPP Everywhere, AirPrint)")
       }

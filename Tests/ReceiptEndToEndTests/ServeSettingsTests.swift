@@ -193,4 +193,32 @@ import Testing
     #expect(run.stderr.contains("Address already in use"), "\(run.stderr.suffix(600))")
     #expect(!run.stderr.contains("Cancellation took longer"))
   }
+
+  /// `--ipp-host 0.0.0.0` (and `::`) listens on IPv4 and IPv6 alike — Avahi advertises the
+  /// printer's IPv6 address too, and a phone may take it — and the address is printed as a URI
+  /// writes it (`ipp://[::]:PORT/…`, RFC 3986 3.2.2; `:::PORT` once). curl with an IPv6
+  /// literal reaches the printer's page, and libcups' ipptool reaches it over IPv4.
+  @Test func everyAddressIsIPv4AndIPv6() throws {
+    let work = try Tool.temporaryDirectory()
+    for host in ["0.0.0.0", "::"] {
+      let port = try PrintRig.freePortForTests()
+      let daemon = try Daemon(
+        arguments: [
+          "--port", "0", "--ipp-host", host, "--ipp-port", "\(port)", "--db",
+          work.appendingPathComponent("q.sqlite").path,
+          "--printer", "box=dir:\(work.path)", "--templates", Tool.packageRoot.appendingPathComponent("Templates").path,
+        ], log: work.appendingPathComponent("\(port).log"))
+      try daemon.start()
+      defer { _ = daemon.terminate() }
+      #expect(waitUntil(seconds: 10) { daemon.ippPort == port }, "\(host): the IPP line names its port")
+      let printed = (try? String(contentsOf: work.appendingPathComponent("\(port).log"), encoding: .utf8)) ?? ""
+      let expected = host == "::" ? "ipp://[::]:\(port)/ipp/print/NAME" : "ipp://0.0.0.0:\(port)/ipp/print/NAME"
+      #expect(printed.contains(expected), "\(host): \(printed.suffix(400))")
+      let v6 = try Tool.run(
+        "curl", ["-g", "-s", "-o", "/dev/null", "-w", "%{http_code}", "http://[::1]:\(port)/ipp/print/box"])
+      #expect(v6.stdout == "200", "\(host): IPv6 loopback: \(v6.stdout) \(v6.stderr)")
+      let v4 = try IPPClient.request("ipp://127.0.0.1:\(port)/ipp/print/box", operation: "Get-Printer-Attributes")
+      #expect(v4.status == 0, "\(host): IPv4: \(v4.output.suffix(300))")
+    }
+  }
 }

@@ -64,7 +64,7 @@ struct HTTPAPI: Sendable {
     return Application(
       router: router, server: .http1(configuration: http1),
       configuration: .init(
-        address: .hostname(configuration.host, port: configuration.port),
+        address: .hostname(ListenAddress.bindHost(configuration.host), port: configuration.port),
         availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections * 4, logger: logger)),
       onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
       logger: logger)

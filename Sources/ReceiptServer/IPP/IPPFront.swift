@@ -74,7 +74,7 @@ extension IPPFront {
     return Application(
       router: router, server: .http1(configuration: http1),
       configuration: .init(
-        address: .hostname(ipp.host, port: ipp.port), serverName: "receipt",
+        address: .hostname(ListenAddress.bindHost(ipp.host), port: ipp.port), serverName: "receipt",
         // Beyond maxConnections ConnectionGuard closes idle or stalled connections to make room;
         // the hard cap only protects file descriptors.
         availableConnectionsDelegate: MaximumAvailableConnections(configuration.maxConnections * 4, logger: logger)),
