@@ -36,6 +36,11 @@ extension IPPFront {
       ? reason : reason + "-error"
   }
 
+  /// The largest document the listener takes, in kilobytes (`ippMaxDocumentBytes`).
+  var documentKilobytes: Int32 {
+    Int32(clamping: (configuration.ipp?.maxDocumentBytes ?? 32 << 20) / 1024)
+  }
+
   func printerAttributes(_ context: IPPContext) async throws -> IPPMessage {
     let printer = context.printer
     let (state, reasons, message, jobs) = try await ippState(printer)
@@ -61,6 +66,30 @@ extension IPPFront {
             "index=1;class=supplyThatIsConsumed;type=other;unit=percent;maxcapacity=100;level=\(empty ? 0 : -3);colorantname=unknown;"
               .utf8))),
       IPPAttribute("printer-supply-description", .text("Receipt paper (\(printer.widthName) mm roll)")),
+      // PWG 5100.13: what the documents may be — PDF of any version poppler reads, as large as
+      // the listener takes (kilobytes) — and the format that prints best (PDF, drawn at the
+      // head's own resolution).
+      IPPAttribute("document-format-preferred", .mimeMediaType("application/pdf")),
+      IPPAttribute(
+        "pdf-versions-supported",
+        ["adobe-1.3", "adobe-1.4", "adobe-1.5", "adobe-1.6", "adobe-1.7", "iso-32000-1_2008"].map(
+          IPPValue.keyword)),
+      IPPAttribute("pdf-k-octets-supported", .range(0, documentKilobytes)),
+      IPPAttribute("jpeg-k-octets-supported", .range(0, documentKilobytes)),
+      // PWG 5100.13's trays (the Printer MIB's input and output tables as key=value;): the roll
+      // (continuous, as wide as the paper; capacity and level unknown) and the face-up exit.
+      IPPAttribute(
+        "printer-input-tray",
+        .octetString(
+          Array(
+            "type=continuousRoll;mediafeed=0;mediaxfeed=\(printer.paperWidth);maxcapacity=-2;level=-2;status=0;name=main-roll;"
+              .utf8))),
+      IPPAttribute(
+        "printer-output-tray",
+        .octetString(
+          Array(
+            "type=unRemovableBin;maxcapacity=-2;remaining=-2;status=0;stackingorder=firstToLast;pagedelivery=faceUp;name=face-up;"
+              .utf8))),
       // CUPS' marker attributes (what Home Assistant's pyipp reads): the paper, its level in
       // percent (-3: some left, not measured; 0: out), black on white.
       IPPAttribute("marker-names", .name("Receipt paper (\(printer.widthName) mm roll)")),
