@@ -114,7 +114,7 @@ mkdir -p "$work/archive"
 # (retried with backoff) as cupsd's do in its stopped queue: like for like.
 target="dir:$work/archive"
 [[ -n "${RECEIPT_HELD:-}" ]] && target="socket://127.0.0.1:9"
-"$binary" serve --port "$port" --db "$work/queue.sqlite" --printer "archive=$target" \
+"$binary" serve --no-ipp --port "$port" --db "$work/queue.sqlite" --printer "archive=$target" \
   --templates Templates >"$work/serve.log" 2>&1 &
 daemon=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done

@@ -14,7 +14,7 @@ work=$(mktemp -d /tmp/receipt-bench-XXXXXX)
 trap 'kill -9 $pid 2>/dev/null || true; rm -rf "$work"' EXIT
 port=$((20000 + RANDOM % 20000))
 mkdir -p "$work/archive"
-"$binary" serve --port "$port" --db "$work/queue.sqlite" --printer "archive=dir:$work/archive" \
+"$binary" serve --no-ipp --port "$port" --db "$work/queue.sqlite" --printer "archive=dir:$work/archive" \
   --templates Templates >"$work/serve.log" 2>&1 &
 pid=$!
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done

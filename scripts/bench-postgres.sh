@@ -31,14 +31,15 @@ as_postgres "$bin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
 psql() { "$bin/psql" -h 127.0.0.1 -p "$pgport" -U postgres -At "$@"; }
 echo "PostgreSQL: $(psql -c 'SHOW server_version') (fsync $(psql -c 'SHOW fsync'), synchronous_commit $(psql -c 'SHOW synchronous_commit'))"
 
-# Starts N daemons on DB; sets ports.
+# Starts N daemons on DB; sets ports. `--no-ipp`: the JSON API is measured, and an IPP listener
+# on port + 2 could take another daemon's random port.
 start() {
   local db=$1 count=$2
   ports=()
   for i in $(seq "$count"); do
     local port=$((20000 + RANDOM % 20000))
     mkdir -p "$work/archive"
-    "$binary" serve --port "$port" --db "$db" --printer "archive=dir:$work/archive" --templates Templates \
+    "$binary" serve --no-ipp --port "$port" --db "$db" --printer "archive=dir:$work/archive" --templates Templates \
       >"$work/serve-$i.log" 2>&1 &
     pids+=($!)
     ports+=("$port")
