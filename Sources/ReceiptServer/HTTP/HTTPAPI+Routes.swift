@@ -54,14 +54,18 @@ extension HTTPAPI {
     let key = try idempotencyKey(request)
     let (stored, created) = try await store.accept(job, idempotencyKey: key)
     if !created {
-      let differences = job.differences(from: stored)
-      guard differences.isEmpty else {
-        throw Problem.conflict(
-          "Idempotency-Key \(key ?? "") was used for job \(stored.id) with a different "
-            + "\(differences.joined(separator: ", ")); send the same request, or use a new key for a new job")
-      }
+      try Self.checkSameRequest(key, kind: "job", id: stored.id, differences: job.differences(from: stored))
     }
     return json(JobResponse(stored), status: created ? .accepted : .ok, headers: [.location: "/v1/jobs/\(stored.id)"])
+  }
+
+  /// A repeated Idempotency-Key must come with the same request: 409 naming what differs.
+  private static func checkSameRequest(_ key: String?, kind: String, id: String, differences: [String]) throws {
+    guard differences.isEmpty else {
+      throw Problem.conflict(
+        "Idempotency-Key \(key ?? "") was used for \(kind) \(id) with a different "
+          + "\(differences.joined(separator: ", ")); send the same request, or use a new key for a new \(kind)")
+    }
   }
 
   /// The request's Idempotency-Key, checked.
@@ -82,12 +86,7 @@ extension HTTPAPI {
     let key = try idempotencyKey(request)
     let (stored, jobs, created) = try await store.acceptOrder(order, idempotencyKey: key)
     if !created {
-      let differences = order.differences(from: stored)
-      guard differences.isEmpty else {
-        throw Problem.conflict(
-          "Idempotency-Key \(key ?? "") was used for order \(stored.id) with a different "
-            + "\(differences.joined(separator: ", ")); send the same request, or use a new key for a new order")
-      }
+      try Self.checkSameRequest(key, kind: "order", id: stored.id, differences: order.differences(from: stored))
     } else {
       for job in jobs { metrics.countTicket(route: job.route ?? "") }
     }

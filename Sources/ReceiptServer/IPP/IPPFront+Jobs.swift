@@ -220,10 +220,7 @@ extension IPPFront {
       answer.groups.append(
         IPPAttributeGroup(
           .job,
-          IPPJobAttributes.attributes(
-            job, printer: context.printer, printerURI: context.printerURI, upTime: upTime, started: startedAt,
-            intervening: nil,
-            printerStopped: false, requested: summary)))
+          jobGroup(job, context, stopped: false, requested: summary)))
     }
     return answer
   }

@@ -111,6 +111,17 @@ extension IPPFront {
     return answer
   }
 
+  /// A job's attributes for the client of `context` (its printer's URI as the client reaches
+  /// it; the name and user only for the job's sender).
+  func jobGroup(
+    _ job: Job, _ context: IPPContext, intervening: Int? = nil, stopped: Bool, requested: Set<String>?
+  ) -> [IPPAttribute] {
+    IPPJobAttributes.attributes(
+      job, printer: context.printer, printerURI: context.printerURI, upTime: upTime, started: startedAt,
+      intervening: intervening, printerStopped: stopped, requested: requested,
+      private: !IPPJobAttributes.owns(context.request.user, job))
+  }
+
   func jobAttributes(_ context: IPPContext) async throws -> IPPMessage {
     let sequence = try context.request.jobID()
     guard let job = try await ippJob(sequence), job.printer == context.printer.name else {
@@ -125,11 +136,8 @@ extension IPPFront {
     answer.groups.append(
       IPPAttributeGroup(
         .job,
-        IPPJobAttributes.attributes(
-          job, printer: context.printer, printerURI: context.printerURI, upTime: upTime, started: startedAt,
-          intervening: intervening,
-          printerStopped: stopped, requested: context.request.requestedAttributes,
-          private: !IPPJobAttributes.owns(context.request.user, job))))
+        jobGroup(
+          job, context, intervening: intervening, stopped: stopped, requested: context.request.requestedAttributes)))
     return answer
   }
 
@@ -165,10 +173,7 @@ extension IPPFront {
       answer.groups.append(
         IPPAttributeGroup(
           .job,
-          IPPJobAttributes.attributes(
-            job, printer: context.printer, printerURI: context.printerURI, upTime: upTime, started: startedAt,
-            intervening: nil,
-            printerStopped: stopped, requested: requested, private: !IPPJobAttributes.owns(request.user, job))))
+          jobGroup(job, context, stopped: stopped, requested: requested)))
     }
     return answer
   }

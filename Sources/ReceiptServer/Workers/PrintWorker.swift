@@ -160,7 +160,14 @@ final class PrintWorker: Service, Sendable {
   private func holdsPrinter() async throws -> Bool {
     if await store.owns(printer: printer.name) { return true }
     guard let recovered = try await store.own(printer: printer.name, maxCrashes: maxCrashes) else { return false }
-    logger.info("this daemon now drives printer \(printer.name)")
+    Self.reportTaken(printer.name, recovered: recovered, logger: logger)
+    return true
+  }
+
+  /// Logs that this daemon drives `printer` now, with the jobs its last driver left printing
+  /// (dead, or to be checked with the printer).
+  static func reportTaken(_ printer: String, recovered: [Job], logger: Logger) {
+    logger.info("this daemon now drives printer \(printer)")
     for job in recovered {
       if job.state == .dead {
         logger.error("job \(job.id) is dead: \(job.error ?? "")")
@@ -168,7 +175,6 @@ final class PrintWorker: Service, Sendable {
         logger.info("job \(job.id) was left printing; it is checked with the printer before anything is resent")
       }
     }
-    return true
   }
 
   /// How a job's attempt ended.

@@ -51,14 +51,7 @@ final class QueueWorkers: Service, Sendable {
     for printer in configuration.printers {
       guard let recovered = try? await store.own(printer: printer.name, maxCrashes: configuration.maxCrashes)
       else { continue }
-      logger.info("this daemon now drives printer \(printer.name)")
-      for job in recovered {
-        if job.state == .dead {
-          logger.error("job \(job.id) is dead: \(job.error ?? "")")
-        } else {
-          logger.info("job \(job.id) was left printing; it is checked with the printer before anything is resent")
-        }
-      }
+      PrintWorker.reportTaken(printer.name, recovered: recovered, logger: logger)
     }
   }
 
