@@ -29,7 +29,7 @@ enum Fuzz {
 
   /// The printer of the `ipp` target: a TM-T88VI on 80 mm paper.
   static let ippPrinter = PrinterConfig(
-    name: "till", target: .socket("socket://127.0.0.1:9100"), model: try? PrinterModel.named("epson-tm-t88vi"))
+    name: "till", target: .socket(host: "127.0.0.1", port: 9100), model: try? PrinterModel.named("epson-tm-t88vi"))
 
   /// The order the `expression` target binds: arrays, exact decimals, strings, nulls, dates.
   static let expressionOrder = Data(

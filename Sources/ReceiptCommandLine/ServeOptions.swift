@@ -1,4 +1,5 @@
 public import ArgumentParser
+import ReceiptKit
 
 /// The options of `receipt serve`, parsed by the `receipt` front (for help and checking) and by
 /// `receipt-daemon`, which runs the daemon.
@@ -35,9 +36,8 @@ package struct ServeOptions: ParsableArguments {
       "The queue: a SQLite file (default receipt-queue.sqlite), or a PostgreSQL database shared by several daemons (postgres://user@host:port/database)."
   ) package var db: String?
   @Option(
-    help:
-      "A printer: NAME=cups:QUEUE, NAME=socket://HOST:PORT, NAME=usb:DEVICE, NAME=serial:DEVICE?baud=N or NAME=dir:PATH (repeatable)."
-  )
+    help: ArgumentHelp(
+      "A printer: \(PrinterAddress.syntax.map { "NAME=\($0)" }.joined(separator: ", ") ) (repeatable)."))
   package var printer: [String] = []
   @Option(help: "The printer of jobs that name none (default: the first).") package var defaultPrinter: String?
   @Option(help: "Attempts before a job is dead (default 20).") package var maxAttempts: Int?

@@ -4,8 +4,8 @@ import ReceiptModel
 
 /// A printer receipt can send to: a CUPS queue (``CUPSPrinter``), a raw ESC/POS printer on a
 /// TCP port (``SocketPrinter``) or a directory that receives one PDF per job
-/// (``DirectoryPrinter``). To add a printer kind, conform to this protocol and teach
-/// ``PrinterAddress/open(_:server:)`` its address.
+/// (``DirectoryPrinter``). To add a printer kind, conform to this protocol and give it an address
+/// type conforming to ``PrinterKind``, listed in ``PrinterAddress/kinds``.
 ///
 /// Printing reads top to bottom: open the printer → ask its ``status()`` → lay out at
 /// ``capabilities`` (resolution) → check the paper (``PrinterCapabilities/check(_:printer:)``)

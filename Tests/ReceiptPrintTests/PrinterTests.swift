@@ -27,6 +27,30 @@ import Testing
     #expect(PrintError.badAddress("dir:").isPermanent)
   }
 
+  /// Every kind is in one list: each parses the addresses it documents, writes them back, says
+  /// how the queue delivers to it, and no two kinds claim a prefix.
+  @Test func everyPrinterKindIsOneTypeInOneList() throws {
+    let examples: [String: (String, PrinterDelivery)] = [
+      "cups:roll": ("cups:roll", .spooler(queue: "roll", server: "127.0.0.1:631")),
+      "socket://10.0.0.42": ("socket://10.0.0.42:9100", .raw),
+      "usb:/dev/usb/lp0": ("usb:/dev/usb/lp0", .raw),
+      "serial:/dev/ttyUSB0?baud=115200": ("serial:/dev/ttyUSB0?baud=115200&flow=none", .raw),
+      "dir:/tmp/receipts": ("dir:/tmp/receipts", .files(directory: URL(fileURLWithPath: "/tmp/receipts"))),
+    ]
+    for (text, (address, delivery)) in examples {
+      let parsed = try #require(PrinterAddress.parse(text, bareQueues: false, server: "127.0.0.1:631"), "\(text)")
+      #expect(parsed.address == address && parsed.delivery == delivery, "\(text)")
+      #expect(PrinterAddress.parse(parsed.address, server: "127.0.0.1:631") == parsed, "\(text) round-trips")
+    }
+    let prefixes = PrinterAddress.kinds.flatMap { $0.prefixes }
+    #expect(Set(prefixes).count == prefixes.count)
+    #expect(prefixes.allSatisfy { prefix in PrinterAddress.syntax.contains { $0.hasPrefix(prefix) } })
+    #expect(PrinterAddress.parse("roll") == .cups(queue: "roll"), "a bare name is a CUPS queue")
+    #expect(PrinterAddress.parse("roll", bareQueues: false) == nil)
+    #expect(PrinterAddress.parse("cups:roll", server: "a") != PrinterAddress.parse("cups:roll", server: "b"))
+    #expect(PrinterAddress.socket(host: "10.0.0.42", port: 9100) != .directory(URL(fileURLWithPath: "/x")))
+  }
+
   @Test func aDirectoryPrinterWritesOneCompletePDFPerJobAndNeverASecond() throws {
     let dir = try Tool.temporaryDirectory()
     let printer = DirectoryPrinter(directory: dir)

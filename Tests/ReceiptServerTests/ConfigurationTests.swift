@@ -54,7 +54,7 @@ import Testing
       try Settings(file: example), templates: ServerFixture.templates)
     #expect(configuration.printers.map(\.name) == ["archive", "counter", "kitchen"])
     #expect(configuration.effectiveDefaultPrinter == "counter")
-    #expect(configuration.printers.first { $0.name == "kitchen" }?.target == .socket("socket://10.0.0.42:9100"))
+    #expect(configuration.printers.first { $0.name == "kitchen" }?.target == .socket(host: "10.0.0.42", port: 9100))
     #expect(configuration.corsOrigins == ["https://pos.example.com"])
     #expect(configuration.printers.first { $0.name == "kitchen" }?.model?.name == "epson-tm-t88v")
     #expect(configuration.printers.first { $0.name == "counter" }?.model == nil)
@@ -104,9 +104,10 @@ import Testing
       #"{"printers": {"a": "usb:/dev/usb/lp0", "b": "serial:/dev/ttyUSB0?baud=115200&flow=rtscts"}}"#)
     let configuration = try ReceiptServer.Configuration(try Settings(file: url), templates: ServerFixture.templates)
     #expect(
-      configuration.printers.map(\.target) == [
-        .device("usb:/dev/usb/lp0"), .device("serial:/dev/ttyUSB0?baud=115200&flow=rtscts"),
+      configuration.printers.map(\.target.address) == [
+        "usb:/dev/usb/lp0", "serial:/dev/ttyUSB0?baud=115200&flow=rtscts",
       ])
+    #expect(configuration.printers.allSatisfy { $0.target.delivery == .raw })
     let bad = try file(#"{"printers": {"a": "serial:/dev/ttyUSB0?baud=12345"}}"#)
     #expect {
       try ReceiptServer.Configuration(try Settings(file: bad), templates: ServerFixture.templates)

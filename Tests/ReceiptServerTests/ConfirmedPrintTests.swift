@@ -17,7 +17,7 @@ import Testing
     try ServerFixture(
       extraPrinters: [
         PrinterConfig(
-          name: "counter", target: .socket("socket://127.0.0.1:\(simulator.port)"), model: try PrinterModel.named(model)
+          name: "counter", target: .socket(host: "127.0.0.1", port: Int(simulator.port)), model: try PrinterModel.named(model)
         )
       ], store: store)
   }

@@ -12,7 +12,7 @@ import Testing
     let simulator = try ThermalPrinterSimulator()
     simulator.set(paperEnd: true)
     let fixture = try ServerFixture(
-      extraPrinters: [PrinterConfig(name: "counter", target: .socket("socket://127.0.0.1:\(simulator.port)"))])
+      extraPrinters: [PrinterConfig(name: "counter", target: .socket(host: "127.0.0.1", port: Int(simulator.port)))])
     let jobs = try await (0..<3).asyncMap { _ in
       try await fixture.server.store.submit(
         JobRequest(printer: "counter", template: "receipt", data: Data(ServerFixture.order.utf8)),

@@ -45,7 +45,7 @@ import Testing
     // The port is free now; nothing listens until the listener below starts.
     let port = try PrintRig.freePortForTests()
     let fixture = try ServerFixture(
-      extraPrinters: [PrinterConfig(name: "kitchen", target: .socket("socket://127.0.0.1:\(port)"))], maxAttempts: 20,
+      extraPrinters: [PrinterConfig(name: "kitchen", target: .socket(host: "127.0.0.1", port: Int(port)))], maxAttempts: 20,
       store: store)
     let job = try await submit(fixture, printer: "kitchen")
     try await fixture.running {
@@ -91,7 +91,7 @@ import Testing
   @Test(arguments: StoreKind.allCases) func aSocketJobInterruptedByACrashIsSentAgain(store: StoreKind) async throws {
     let printer = try SocketListener()
     let fixture = try ServerFixture(
-      extraPrinters: [PrinterConfig(name: "kitchen", target: .socket("socket://127.0.0.1:\(printer.port)"))],
+      extraPrinters: [PrinterConfig(name: "kitchen", target: .socket(host: "127.0.0.1", port: Int(printer.port)))],
       store: store)
     let job = try await submit(fixture, printer: "kitchen")
     _ = try await fixture.server.store.own(printer: "kitchen", maxCrashes: 3)  // this daemon drives it

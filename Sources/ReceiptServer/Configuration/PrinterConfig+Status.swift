@@ -5,9 +5,7 @@ extension PrinterConfig {
   /// printers always (they are asked their own way), raw printers unless their model reports no
   /// real-time status — a Star printer would take the request for data.
   var answersStatusRequests: Bool {
-    switch target {
-    case .socket, .device: model.map { $0.status.contains("realtime") } ?? true
-    default: true
-    }
+    guard target.delivery == .raw else { return true }
+    return model.map { $0.status.contains("realtime") } ?? true
   }
 }

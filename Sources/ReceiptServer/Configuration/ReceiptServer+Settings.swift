@@ -8,11 +8,11 @@ extension ReceiptServer.Configuration {
   /// A configuration from settings; `templates` is used when the settings name no directory.
   package init(_ settings: Settings, templates: URL) throws {
     let printers = try (settings.printers ?? [:]).sorted { $0.key < $1.key }.map { name, target in
-      guard let parsed = PrinterTarget(parsing: target, server: settings.cupsServer) else {
+      guard let parsed = PrinterAddress.parse(target, bareQueues: false, server: settings.cupsServer) else {
+        let forms = PrinterAddress.syntax
         throw ReceiptError(
           .data,
-          "printer '\(name)': '\(target)' is not cups:QUEUE, socket://HOST:PORT, usb:DEVICE, serial:DEVICE?baud=N or dir:PATH"
-        )
+          "printer '\(name)': '\(target)' is not \(forms.dropLast().joined(separator: ", ")) or \(forms.last!)")
       }
       var model: PrinterModel?
       if let modelName = settings.printerModels?[name] {

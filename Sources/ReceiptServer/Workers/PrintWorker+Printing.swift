@@ -12,10 +12,10 @@ extension PrintWorker {
   func print(_ job: Job) async throws -> Int? {
     // Fencing: a daemon that lost the printer (its database session) sends nothing more.
     guard await store.owns(printer: printer.name) else { throw OwnershipLost(job: job.id) }
-    switch printer.target {
-    case .cups(let queue, let server):
+    switch printer.target.delivery {
+    case .spooler(let queue, let server):
       return try await printCUPS(job, queue: queue, server: server)
-    case .directory(let url):
+    case .files(let url):
       // Printed before a crash: nothing to lay out again.
       let name = Self.fileName(job)
       if try await pool.run({ DirectoryPrinter(directory: url).hasPrinted(PrintJob(name: name)) }) { return nil }
@@ -25,7 +25,7 @@ extension PrintWorker {
       let prepared = try await prepare(job, request)
       await handedOver(job)
       return try await send(prepared)
-    case .socket, .device:
+    case .raw:
       // Recorded once the receipt is drawn, before the first byte goes out: a job found sent and
       // not completed (a crash, a lost connection, paper out mid-receipt) may have printed, so it
       // prints again marked "REPRINT" — and the document drawn already says what the store is

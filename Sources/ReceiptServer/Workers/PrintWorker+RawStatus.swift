@@ -15,10 +15,7 @@ extension PrintWorker {
   /// Why the queue must wait now (the printer's status, asked on the printer's thread), or nil
   /// to go on.
   func rawPrinterHold() async -> PrinterStatus? {
-    switch printer.target {
-    case .socket, .device: break
-    default: return nil
-    }
+    guard printer.target.delivery == .raw else { return nil }
     let (engine, address) = (self.engine, printer.target.address)
     guard rawStatus.shouldAsk, printer.answersStatusRequests,
       (try? await store.jobs(state: .queued, printer: printer.name, limit: 1, before: nil).isEmpty) == false,
