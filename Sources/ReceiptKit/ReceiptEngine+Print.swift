@@ -191,6 +191,10 @@ public struct PreparedPrint: Sendable {
   let wait: Bool
   let resolution: Resolution
 
+  /// The receipt in its printer's format, every copy: what is sent, or what a printer that
+  /// polls fetches.
+  public var encoded: Data { document }
+
   /// Its pages' measurements.
   public var pages: [PageMeasurement] {
     receipt.pages.map { PageMeasurement(page: $0, resolution: resolution) }

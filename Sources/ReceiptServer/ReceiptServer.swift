@@ -65,16 +65,20 @@ package final class ReceiptServer: Sendable {
     self.store = store
     let engine = try ReceiptEngine()
     self.engine = engine
-    let probe = PrinterProbe(configuration: configuration, store: store, engine: engine, blocking: blocking)
+    let polled = PolledPrinters(
+      printers: configuration.printers, pollTimeout: configuration.pollTimeout,
+      confirmTimeout: configuration.confirmTimeout)
+    let probe = PrinterProbe(
+      configuration: configuration, store: store, engine: engine, blocking: blocking, polled: polled)
     self.probe = probe
     let workers = QueueWorkers(
       configuration: configuration, store: store, engine: engine, logger: logger, metrics: metrics, hub: hub,
-      look: { (try? await probe.responses()) ?? [] })
+      polled: polled, look: { (try? await probe.responses()) ?? [] })
     self.workers = workers
     ipp = IPPFront(configuration: configuration, store: store, logger: logger) { workers.hold(of: $0) }
     api = HTTPAPI(
       configuration: configuration, store: store, engine: engine, logger: logger, metrics: metrics, blocking: blocking,
-      hub: hub, probe: probe)
+      hub: hub, probe: probe, cloudPRNT: CloudPRNTFront(polled: polled, store: store, logger: logger))
     // The queue's wake-ups reach the printer's worker at once.
     store.observeWork { printer in workers.wake(printer) }
     // Every committed change of a job, in commit order, to the event feed.

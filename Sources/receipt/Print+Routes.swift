@@ -24,7 +24,9 @@ extension Print {
     for ticket in tickets {
       let route = ticket.route
       do {
-        guard let target = PrinterAddress.parse(printers[route.printer]!, bareQueues: false, server: settings.cupsServer) else {
+        guard
+          let target = PrinterAddress.parse(printers[route.printer]!, bareQueues: false, server: settings.cupsServer)
+        else {
           throw ReceiptError(
             .data, "printer '\(route.printer)': '\(printers[route.printer]!)' is not a printer address")
         }

@@ -46,6 +46,7 @@ import Testing
     #expect(defaults["maxEventStreams"]?.contains("an eighth of `maxConnections`, 1–64") == true)
     #expect(c.eventStreamLimit == min(64, max(1, c.maxConnections / 8)))
     #expect(c.effectiveDefaultPrinter == "a", "first printer")
+    #expect(numbers("pollTimeout") == [c.pollTimeout, c.confirmTimeout], "pollTimeout, confirmTimeout")
   }
 
   @Test func theShippedExampleFileLoads() throws {
@@ -112,6 +113,36 @@ import Testing
     #expect {
       try ReceiptServer.Configuration(try Settings(file: bad), templates: ServerFixture.templates)
     } throws: { "\($0)".contains("usb:DEVICE, serial:DEVICE?baud=N") }
+  }
+
+  /// A CloudPRNT printer needs a Star model and its credentials; credentials are for printers
+  /// that poll only; two printers cannot be one device.
+  @Test func aCloudPRNTPrinterNeedsAStarModelAndCredentials() throws {
+    func check(_ json: String, _ message: String) throws {
+      let url = try file(json)
+      #expect {
+        try ReceiptServer.Configuration(try Settings(file: url), templates: ServerFixture.templates)
+      } throws: { "\($0)".contains(message) }
+    }
+    let printer = #""printers": {"till": "cloudprnt:00:11:62:1d:9a:b7"}"#
+    try check(#"{\#(printer), "printerCredentials": {"till": "a:b"}}"#, "needs a Star model")
+    try check(
+      #"{\#(printer), "printerModels": {"till": "epson-tm-t88vi"}, "printerCredentials": {"till": "a:b"}}"#,
+      "needs a Star model")
+    try check(#"{\#(printer), "printerModels": {"till": "star-mcprint3"}}"#, "give it printerCredentials")
+    try check(
+      #"{\#(printer), "printerModels": {"till": "star-mcprint3"}, "printerCredentials": {"till": "nopassword"}}"#,
+      "give it printerCredentials")
+    try check(#"{"printers": {"a": "dir:out"}, "printerCredentials": {"a": "x:y"}}"#, "does not poll the daemon")
+    try check(
+      #"{"printers": {"a": "cloudprnt:0011621d9ab7", "b": "cloudprnt:00-11-62-1D-9A-B7"}, "printerModels": {"a": "star-mcprint3", "b": "star-mcprint3"}, "printerCredentials": {"a": "x:y", "b": "x:z"}}"#,
+      "the same CloudPRNT MAC address")
+    let good = try file(
+      #"{\#(printer), "printerModels": {"till": "star-mcprint3"}, "printerCredentials": {"till": "till:pw"}, "pollTimeout": 5, "confirmTimeout": 60}"#
+    )
+    let configuration = try ReceiptServer.Configuration(try Settings(file: good), templates: ServerFixture.templates)
+    #expect(configuration.printers.first?.credentials == "till:pw" && configuration.pollTimeout == 5)
+    #expect(configuration.confirmTimeout == 60)
   }
 
   @Test func printerModelsMustBeKnownAndNameAPrinter() throws {

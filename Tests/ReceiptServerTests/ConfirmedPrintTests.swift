@@ -17,7 +17,8 @@ import Testing
     try ServerFixture(
       extraPrinters: [
         PrinterConfig(
-          name: "counter", target: .socket(host: "127.0.0.1", port: Int(simulator.port)), model: try PrinterModel.named(model)
+          name: "counter", target: .socket(host: "127.0.0.1", port: Int(simulator.port)),
+          model: try PrinterModel.named(model)
         )
       ], store: store)
   }

@@ -45,7 +45,8 @@ import Testing
     // The port is free now; nothing listens until the listener below starts.
     let port = try PrintRig.freePortForTests()
     let fixture = try ServerFixture(
-      extraPrinters: [PrinterConfig(name: "kitchen", target: .socket(host: "127.0.0.1", port: Int(port)))], maxAttempts: 20,
+      extraPrinters: [PrinterConfig(name: "kitchen", target: .socket(host: "127.0.0.1", port: Int(port)))],
+      maxAttempts: 20,
       store: store)
     let job = try await submit(fixture, printer: "kitchen")
     try await fixture.running {

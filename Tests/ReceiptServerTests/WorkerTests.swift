@@ -67,7 +67,8 @@ import Testing
     // A socket printer nobody listens on: transient; two attempts make it dead.
     let port = try PrintRig.freePortForTests()
     let fixture = try ServerFixture(
-      extraPrinters: [PrinterConfig(name: "offline", target: .socket(host: "127.0.0.1", port: Int(port)))], maxAttempts: 2,
+      extraPrinters: [PrinterConfig(name: "offline", target: .socket(host: "127.0.0.1", port: Int(port)))],
+      maxAttempts: 2,
       store: store)
     let bad = try await fixture.server.store.submit(
       JobRequest(

@@ -13,10 +13,14 @@ public struct PrinterConfig: Sendable, Equatable {
   /// Whether an IPP job whose length its client did not choose keeps only its printed rows and
   /// the margins (``DocumentPrintOptions/trimRoll``); off for pre-printed forms.
   public var trimRoll: Bool
+  /// `USER:PASSWORD`: the HTTP Basic credentials a printer that polls the daemon must send.
+  public var credentials: String?
   /// Creates a printer.
   public init(
-    name: String, target: PrinterAddress, model: PrinterModel? = nil, paper: Paper? = nil, trimRoll: Bool = true
+    name: String, target: PrinterAddress, model: PrinterModel? = nil, paper: Paper? = nil, trimRoll: Bool = true,
+    credentials: String? = nil
   ) {
+    self.credentials = credentials
     self.name = name
     self.target = target
     self.model = model

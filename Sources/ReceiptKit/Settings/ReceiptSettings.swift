@@ -50,6 +50,14 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
   /// has completed, failed, died or been canceled; then the document is removed (the job's
   /// record stays). 0: removed when the job ends.
   public var documentDays: Int?
+  /// Printer name → `USER:PASSWORD`, the HTTP Basic credentials a printer that polls the daemon
+  /// (`cloudprnt:`) must send; a printer that polls without them is answered 401.
+  public var printerCredentials: [String: String]?
+  /// Seconds without a poll after which a printer that polls is unreachable (default 30).
+  public var pollTimeout: Double?
+  /// Seconds a printer that polls has to confirm a job it fetched before it is offered again,
+  /// marked as a reprint (default 120).
+  public var confirmTimeout: Double?
 
   /// No settings.
   public init() {}
@@ -76,7 +84,8 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
       "headerTimeout",
       "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays", "printerPapers",
       "printerTrimRoll", "ipp",
-      "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes", "documentDays",
+      "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes", "documentDays", "printerCredentials", "pollTimeout",
+      "confirmTimeout",
     ]
     let object: [String: JSONValue]
     do {
@@ -220,6 +229,9 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     result.ippAdvertise = other.ippAdvertise ?? ippAdvertise
     result.ippMaxDocumentBytes = other.ippMaxDocumentBytes ?? ippMaxDocumentBytes
     result.documentDays = other.documentDays ?? documentDays
+    result.printerCredentials = other.printerCredentials ?? printerCredentials
+    result.pollTimeout = other.pollTimeout ?? pollTimeout
+    result.confirmTimeout = other.confirmTimeout ?? confirmTimeout
     return result
   }
 

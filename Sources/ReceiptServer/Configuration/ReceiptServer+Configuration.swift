@@ -50,6 +50,12 @@ extension ReceiptServer {
     package var archiveDays: Int = 30
     /// Days a finished document job keeps its document (see ``ReceiptSettings/documentDays``).
     package var documentDays: Int = 7
+    /// Seconds without a poll after which a printer that polls is unreachable (see
+    /// ``ReceiptSettings/pollTimeout``).
+    package var pollTimeout: TimeInterval = 30
+    /// Seconds a printer that polls has to confirm a job it fetched (see
+    /// ``ReceiptSettings/confirmTimeout``).
+    package var confirmTimeout: TimeInterval = 120
     /// The IPP Everywhere / AirPrint front (nil: off).
     package var ipp: IPPConfiguration?
 

@@ -35,8 +35,38 @@ extension ReceiptServer.Configuration {
         }
         paper = parsed
       }
+      let credentials = settings.printerCredentials?[name]
+      if case .polled = parsed.delivery {
+        guard let model, model.commandSet == "star" else {
+          throw ReceiptError(
+            .data,
+            "printer '\(name)': a CloudPRNT printer needs a Star model in printerModels (star-mcprint3, star-tsp143iv)")
+        }
+        guard let credentials, credentials.split(separator: ":", omittingEmptySubsequences: false).count >= 2,
+          !credentials.hasPrefix(":"), !credentials.hasSuffix(":")
+        else {
+          throw ReceiptError(
+            .data,
+            "printer '\(name)' polls the daemon: give it printerCredentials USER:PASSWORD (its CloudPRNT server authentication)"
+          )
+        }
+      } else if credentials != nil {
+        throw ReceiptError(
+          .data, "printerCredentials names '\(name)', which does not poll the daemon (only cloudprnt: printers do)")
+      }
       return PrinterConfig(
-        name: name, target: parsed, model: model, paper: paper, trimRoll: settings.printerTrimRoll?[name] ?? true)
+        name: name, target: parsed, model: model, paper: paper, trimRoll: settings.printerTrimRoll?[name] ?? true,
+        credentials: credentials)
+    }
+    let macs = printers.compactMap { printer -> String? in
+      if case .polled(let device) = printer.target.delivery { return device }
+      return nil
+    }
+    guard Set(macs).count == macs.count else {
+      throw ReceiptError(.data, "two printers have the same CloudPRNT MAC address")
+    }
+    for name in (settings.printerCredentials ?? [:]).keys.sorted() where settings.printers?[name] == nil {
+      throw ReceiptError(.data, "printerCredentials names '\(name)', which is not one of the printers")
     }
     for name in (settings.printerModels ?? [:]).keys.sorted() where settings.printers?[name] == nil {
       throw ReceiptError(.data, "printerModels names '\(name)', which is not one of the printers")
@@ -63,6 +93,11 @@ extension ReceiptServer.Configuration {
     archive = settings.archive.map { URL(fileURLWithPath: $0) }
     archiveDays = settings.archiveDays ?? 30
     documentDays = settings.documentDays ?? 7
+    pollTimeout = settings.pollTimeout ?? 30
+    confirmTimeout = settings.confirmTimeout ?? 120
+    guard pollTimeout > 0, confirmTimeout > 0, pollTimeout <= 86_400, confirmTimeout <= 86_400 else {
+      throw ReceiptError(.data, "pollTimeout and confirmTimeout must be more than 0 and at most 86400 seconds")
+    }
     if settings.ipp ?? true {
       // Beside the API: its port + 2 (8633), or a free one when the API takes a free one.
       let apiPort = settings.port ?? 8631

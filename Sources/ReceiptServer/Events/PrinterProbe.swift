@@ -9,6 +9,8 @@ struct PrinterProbe: Sendable {
   let store: any JobStore
   let engine: ReceiptEngine
   let blocking: BlockingPool
+  /// The printers that poll: their state is what their last poll said.
+  let polled: PolledPrinters
 
   /// Every configured printer with its queue counts and state.
   func responses() async throws -> [PrinterResponse] {
@@ -17,9 +19,16 @@ struct PrinterProbe: Sendable {
     let states = try await blocking.run { configuration.printers.map(state) }
     return zip(configuration.printers, states).map { printer, status in
       let (state, reasons) = status
-      return PrinterResponse(
+      var response = PrinterResponse(
         name: printer.name, target: printer.target.description, queued: counts.count(printer.name, .queued),
         printing: counts.count(printer.name, .printing), state: state, reasons: reasons, owner: owners[printer.name])
+      if case .polled = printer.target.delivery {
+        let polled = self.polled.state(printer.name, now: Date())
+        response.state = polled.state == .unavailable ? "unreachable" : polled.state.rawValue
+        response.reasons = polled.reasons
+        response.lastPoll = polled.lastPoll
+      }
+      return response
     }
   }
 
@@ -28,6 +37,7 @@ struct PrinterProbe: Sendable {
   /// printer; `missing` or `unreachable` when it cannot be opened.
   private func state(_ printer: PrinterConfig) -> (String, [String]) {
     let target = printer.target
+    if case .polled = target.delivery { return ("unknown", []) }  // its polls say (above)
     guard printer.answersStatusRequests else {
       return ("unknown", ["the printer model \(printer.model?.name ?? "") is not asked for ESC/POS status"])
     }

@@ -22,6 +22,8 @@ struct HTTPAPI: Sendable {
   let hub: EventHub
   /// What the printers are doing (`GET /v1/printers`).
   let probe: PrinterProbe
+  /// The Star CloudPRNT server at `/cloudprnt` (its own credentials, not the API's tokens).
+  let cloudPRNT: CloudPRNTFront?
   /// Open connections (idle and stalled ones are closed beyond `maxConnections`).
   let connections: ConnectionRegistry
   /// One template save at a time (history copy, then the file).
@@ -29,8 +31,10 @@ struct HTTPAPI: Sendable {
 
   init(
     configuration: ReceiptServer.Configuration, store: any JobStore, engine: ReceiptEngine, logger: Logger,
-    metrics: ServerMetrics, blocking: BlockingPool, hub: EventHub, probe: PrinterProbe
+    metrics: ServerMetrics, blocking: BlockingPool, hub: EventHub, probe: PrinterProbe,
+    cloudPRNT: CloudPRNTFront? = nil
   ) {
+    self.cloudPRNT = cloudPRNT
     self.configuration = configuration
     self.store = store
     self.engine = engine

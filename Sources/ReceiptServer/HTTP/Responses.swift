@@ -109,6 +109,8 @@ struct PrinterResponse: Codable, Equatable {
   var reasons: [String]
   /// With PostgreSQL, the daemon that drives the printer.
   var owner: String?
+  /// A printer that polls (CloudPRNT): when it last did.
+  var lastPoll: Date?
 }
 
 /// `GET /v1/printers`.

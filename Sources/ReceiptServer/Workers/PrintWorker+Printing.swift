@@ -25,6 +25,8 @@ extension PrintWorker {
       let prepared = try await prepare(job, request)
       await handedOver(job)
       return try await send(prepared)
+    case .polled:
+      return try await printPolled(job)
     case .raw:
       // Recorded once the receipt is drawn, before the first byte goes out: a job found sent and
       // not completed (a crash, a lost connection, paper out mid-receipt) may have printed, so it

@@ -15,6 +15,7 @@ extension PrintWorker {
   /// Why the queue must wait now (the printer's status, asked on the printer's thread), or nil
   /// to go on.
   func rawPrinterHold() async -> PrinterStatus? {
+    if case .polled = printer.target.delivery { return polled?.hold(printer.name, now: Date()) }
     guard printer.target.delivery == .raw else { return nil }
     let (engine, address) = (self.engine, printer.target.address)
     guard rawStatus.shouldAsk, printer.answersStatusRequests,

@@ -34,6 +34,8 @@ final class PrintWorker: Service, Sendable {
   let maxCrashes: Int
   /// Seconds the job in hand gets once the daemon stops.
   let grace: TimeInterval
+  /// The devices of printers that poll (nil: none).
+  let polled: PolledPrinters?
   /// Whether the raw printer answers status requests, and the current hold.
   let rawStatus = RawStatusMemory()
   /// What the printer's IPP front reports: the printer's status while it holds the queue (paper
@@ -53,8 +55,9 @@ final class PrintWorker: Service, Sendable {
   init(
     printer: PrinterConfig, store: any JobStore, engine: ReceiptEngine, templates: URL, maxAttempts: Int,
     logger: Logger, metrics: ServerMetrics, archive: URL? = nil, failoverAfter: TimeInterval = 30,
-    maxCrashes: Int = 3, grace: TimeInterval = 10
+    maxCrashes: Int = 3, grace: TimeInterval = 10, polled: PolledPrinters? = nil
   ) {
+    self.polled = polled
     self.archive = archive
     self.maxCrashes = maxCrashes
     self.outage = Outage(failoverAfter: failoverAfter)

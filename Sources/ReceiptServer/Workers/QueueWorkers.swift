@@ -18,13 +18,17 @@ final class QueueWorkers: Service, Sendable {
   let hub: EventHub
   /// The printers' states for the printer watch (probed on the daemon's blocking pool).
   let look: @Sendable () async -> [PrinterResponse]
+  /// The devices of printers that poll.
+  let polled: PolledPrinters
   /// The workers of the run in progress (none between runs).
   private let current = Locked<[PrintWorker]>([])
 
   init(
     configuration: ReceiptServer.Configuration, store: any JobStore, engine: ReceiptEngine, logger: Logger,
-    metrics: ServerMetrics, hub: EventHub, look: @escaping @Sendable () async -> [PrinterResponse]
+    metrics: ServerMetrics, hub: EventHub, polled: PolledPrinters,
+    look: @escaping @Sendable () async -> [PrinterResponse]
   ) {
+    self.polled = polled
     self.configuration = configuration
     self.store = store
     self.engine = engine
@@ -63,8 +67,9 @@ final class QueueWorkers: Service, Sendable {
         printer: printer, store: store, engine: engine, templates: configuration.templates,
         maxAttempts: configuration.maxAttempts, logger: logger, metrics: metrics,
         archive: configuration.archiveDirectory, failoverAfter: configuration.failoverAfter,
-        maxCrashes: configuration.maxCrashes, grace: configuration.shutdownGrace)
+        maxCrashes: configuration.maxCrashes, grace: configuration.shutdownGrace, polled: polled)
     }
+    for worker in workers { polled.register(worker.printer.name) { [weak worker] in worker?.wake() } }
     current.withLock { $0 = workers }
     hub.reopen()
     var services: [any Service] = [PrintWorkers(workers: workers)]

@@ -1,8 +1,9 @@
 import HTTPTypes
 import Hummingbird
 
-/// Requires `Authorization: Bearer <token>` on every request but `/healthz` and the web app's
-/// files when tokens are set.
+/// Requires `Authorization: Bearer <token>` on every request but `/healthz`, the web app's
+/// files and `/cloudprnt` (printers that poll send their own HTTP Basic credentials) when
+/// tokens are set.
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
   let tokens: [String]
 
@@ -10,7 +11,8 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     -> Response
   {
     let open =
-      request.uri.path == "/healthz" || (request.method == .get && WebApp.files[request.uri.path] != nil)
+      request.uri.path == "/healthz" || request.uri.path == "/" + CloudPRNTFront.path
+      || (request.method == .get && WebApp.files[request.uri.path] != nil)
     guard !tokens.isEmpty, request.method != .options, !open else {
       return try await next(request, context)
     }

@@ -1,0 +1,94 @@
+public import Foundation
+
+/// What a CloudPRNT poll says of its printer, in CUPS/IPP terms.
+///
+/// `statusCode` is the one field every poll carries (Star CloudPRNT Protocol Guide, "Polling the
+/// server (POST) — JSON Request": all others are optional) — three digits and a description,
+/// `2xx` online (`211` paper low), `4xx` a printer error (`410` out of paper, `411` paper jam,
+/// `42x` cover open), `5xx` a client error ("Printer Status Codes"). `status`, when sent, is the
+/// printer's Star automatic status (ASB) in hex; its bytes add what the code does not say (STAR
+/// Line Mode Command Specifications, automatic status: 3rd byte bit 3 offline, bit 5 cover
+/// open; 4th byte bit 2 mechanical error, bit 3 autocutter error, bit 5 unrecoverable error,
+/// bit 6 head too hot; 6th byte bit 3 paper end, bit 2 paper near end).
+public struct CloudPRNTStatus: Sendable, Equatable {
+  /// The three digits of `statusCode` (0 when it has none).
+  public var code: Int
+  /// The description after the digits (`OK`, `Out of paper`), for logs.
+  public var text: String
+  /// The ASB bytes of `status` (empty when it was not sent or is not hex).
+  public var asb: [UInt8]
+
+  /// Reads a poll's `statusCode` (URL-encoded or not: `200%20OK`) and `status`.
+  public init(statusCode: String, status: String? = nil) {
+    let decoded = (statusCode.removingPercentEncoding ?? statusCode).trimmingCharacters(in: .whitespaces)
+    let digits = decoded.prefix { $0.isASCII && $0.isNumber }
+    code = digits.count >= 3 ? Int(digits.prefix(4)) ?? 0 : 0
+    text = String(decoded.dropFirst(digits.count)).trimmingCharacters(in: .whitespaces)
+    asb = status.map(Self.hexBytes) ?? []
+  }
+
+  /// Hex bytes written as pairs (`2386000000`) or separated (`23 86 00 00`); empty when not hex.
+  static func hexBytes(_ text: String) -> [UInt8] {
+    let tokens =
+      text.contains(where: \.isWhitespace)
+      ? text.split(whereSeparator: \.isWhitespace).map(String.init)
+      : stride(from: 0, to: text.count, by: 2).map { i in String(text.dropFirst(i).prefix(2)) }
+    let bytes = tokens.compactMap { $0.count <= 2 ? UInt8($0, radix: 16) : nil }
+    return bytes.count == tokens.count ? bytes : []
+  }
+
+  /// The ASB bit `bit` of byte `number` (1-based, as the specification counts them).
+  private func asbBit(_ number: Int, _ bit: Int) -> Bool {
+    number <= asb.count && asb[number - 1] & (1 << bit) != 0
+  }
+
+  /// Whether the printer says it can print: a `2xx` code, and no paper end, open cover or error
+  /// in its ASB.
+  public var canPrint: Bool { printerStatus.state != .stopped }
+
+  /// The status: stopped with `media-empty`, `media-jam`, `cover-open`, `other` (a mechanical,
+  /// cutter or unrecoverable error, a hot head) or `offline-report`; idle otherwise, with
+  /// `media-low` when the roll is nearly out.
+  public var printerStatus: PrinterStatus {
+    var reasons: [String] = []
+    var problems: [String] = []
+    func add(_ reason: String, _ problem: String?) {
+      guard !reasons.contains(reason) else { return }
+      reasons.append(reason)
+      if let problem { problems.append(problem) }
+    }
+    if code == 410 || asbBit(6, 3) { add("media-empty", "out of paper") }
+    if code == 411 { add("media-jam", "paper jam") }
+    if code / 10 == 42 || asbBit(3, 5) { add("cover-open", "cover open") }
+    if asbBit(4, 2) || asbBit(4, 3) || asbBit(4, 5) || asbBit(4, 6) {
+      add("other", asbBit(4, 3) ? "autocutter error" : asbBit(4, 6) ? "print head too hot" : "printer error")
+    }
+    if code / 100 == 4, problems.isEmpty { add("other", text.isEmpty ? "printer error \(code)" : text) }
+    if asbBit(3, 3), problems.isEmpty { add("offline-report", "offline") }
+    let low = code == 211 || code == 210 || asbBit(6, 2)
+    if low, !reasons.contains("media-empty") { add("media-low", nil) }
+    let stopped = !problems.isEmpty
+    return PrinterStatus(
+      state: stopped ? .stopped : .idle, reasons: reasons,
+      message: stopped ? problems.joined(separator: ", ") : (low ? "paper nearly out" : ""))
+  }
+
+  /// A job confirmation's `code` (`200 OK`, `510 …`): printed (2xx), refused for its media
+  /// (51x: printing it again cannot help), or another failure.
+  public enum Confirmation: Sendable, Equatable {
+    case printed
+    case mediaRefused(String)
+    case failed(String)
+
+    /// Reads a confirmation's `code` parameter.
+    public init(code: String) {
+      let status = CloudPRNTStatus(statusCode: code)
+      let described = status.text.isEmpty ? "\(status.code)" : "\(status.code) \(status.text)"
+      switch status.code / 100 {
+      case 2: self = .printed
+      case 5 where status.code / 10 == 51: self = .mediaRefused(described)
+      default: self = .failed(status.code == 0 ? "no code" : described)
+      }
+    }
+  }
+}

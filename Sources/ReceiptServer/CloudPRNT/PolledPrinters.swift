@@ -1,0 +1,203 @@
+import Foundation
+import ReceiptKit
+@_spi(Internals) import ReceiptModel
+
+/// What the daemon knows of its printers that poll (`cloudprnt:`), shared by their workers and
+/// the CloudPRNT routes: each one's last poll and the status it carried, and the one job offered
+/// to it — drawn by its worker (``offer(_:jobID:token:document:)``), fetched by the device with
+/// its token, then confirmed (or reported failed) by it. The worker waits for that outcome
+/// (``outcome(of:token:)``) and records it in the queue as it does for every printer.
+final class PolledPrinters: Sendable {
+  /// Where an offer stands.
+  enum Stage: Sendable, Equatable {
+    /// Offered since then; the device has not fetched it.
+    case offered(Date)
+    /// Fetched by the device then, not confirmed yet.
+    case fetched(Date)
+    /// The device said how it ended.
+    case ended(CloudPRNTStatus.Confirmation)
+  }
+
+  /// A job offered to a device: its token (one per attempt) and its document.
+  struct Offer: Sendable {
+    let jobID: String
+    let token: String
+    let document: Data
+    var stage: Stage
+  }
+
+  /// A printer that polls: its configuration, its last poll, the device's answers to the
+  /// client actions, the job it is offered, and its worker's wake-up.
+  private struct Entry: Sendable {
+    let printer: PrinterConfig
+    var lastPoll: Date?
+    var status: CloudPRNTStatus?
+    var client: [String: String] = [:]
+    var offer: Offer?
+    var wake: (@Sendable () -> Void)?
+  }
+
+  private let entries: Locked<[String: Entry]>
+  /// MAC address → printer name.
+  private let names: [String: String]
+  /// Seconds without a poll after which a printer is unreachable (and an offer not fetched is
+  /// given up).
+  let pollTimeout: TimeInterval
+  /// Seconds a device has to confirm a job it fetched.
+  let confirmTimeout: TimeInterval
+
+  init(printers: [PrinterConfig], pollTimeout: TimeInterval, confirmTimeout: TimeInterval) {
+    var entries: [String: Entry] = [:]
+    var names: [String: String] = [:]
+    for printer in printers {
+      guard case .polled(let mac) = printer.target.delivery else { continue }
+      entries[printer.name] = Entry(printer: printer)
+      names[mac] = printer.name
+    }
+    self.entries = Locked(entries)
+    self.names = names
+    self.pollTimeout = pollTimeout
+    self.confirmTimeout = confirmTimeout
+  }
+
+  /// Whether any printer polls (the routes answer only then).
+  var isEmpty: Bool { names.isEmpty }
+
+  /// The printer a device is, by the MAC address its requests carry.
+  func printer(mac: String) -> PrinterConfig? {
+    guard let mac = CloudPRNTPrinter.Address.normalized(mac), let name = names[mac] else { return nil }
+    return entries.withLock { $0[name]?.printer }
+  }
+
+  /// Lets `printer`'s worker be woken when its device fetches or confirms.
+  func register(_ printer: String, wake: @escaping @Sendable () -> Void) {
+    entries.withLock { $0[printer]?.wake = wake }
+  }
+
+  /// Records a poll; returns the offer's token while the device should fetch it (offered, not
+  /// fetched yet, and the device can print), and whether the device was asked for its client
+  /// information already. A fetched job is not announced again — the device prints it, or it
+  /// vanished and the job is offered again, as a reprint, after the confirmation deadline — and
+  /// one the device reports an error for (a `4xx` code: paper out mid-receipt) has failed.
+  func polled(_ printer: String, status: CloudPRNTStatus, client: [String: String], now: Date)
+    -> (token: String?, knowsClient: Bool)
+  {
+    let (result, wake) = entries.withLock { entries -> ((String?, Bool), (@Sendable () -> Void)?) in
+      guard var entry = entries[printer] else { return ((nil, true), nil) }
+      let knew = !entry.client.isEmpty
+      entry.lastPoll = now
+      entry.status = status
+      entry.client.merge(client) { _, new in new }
+      var token: String?
+      var wake: (@Sendable () -> Void)?
+      if var offer = entry.offer {
+        switch offer.stage {
+        case .offered:
+          if status.canPrint { token = offer.token }
+        case .fetched:
+          if !status.canPrint {
+            offer.stage = .ended(.failed("the printer reported \(status.code) \(status.text) while printing"))
+            entry.offer = offer
+            wake = entry.wake
+          }
+        case .ended: break
+        }
+      }
+      entries[printer] = entry
+      return ((token, knew || !client.isEmpty), wake)
+    }
+    wake?()
+    return result
+  }
+
+  /// Why `printer` must not be offered a job now: it has not polled within ``pollTimeout``
+  /// (or not yet), or its last poll says it cannot print. Nil while it can.
+  func hold(_ printer: String, now: Date) -> PrinterStatus? {
+    entries.withLock { entries in
+      guard let entry = entries[printer] else { return nil }
+      guard let last = entry.lastPoll else {
+        return PrinterStatus(
+          state: .unavailable, reasons: ["offline-report"], message: "it has not polled the daemon yet")
+      }
+      if now.timeIntervalSince(last) > pollTimeout {
+        return PrinterStatus(
+          state: .unavailable, reasons: ["offline-report"],
+          message: "it has not polled the daemon for \(String(format: "%.0f", now.timeIntervalSince(last))) s")
+      }
+      guard let status = entry.status?.printerStatus, status.state == .stopped else { return nil }
+      return status
+    }
+  }
+
+  /// What `GET /v1/printers` shows: the state (as ``hold(_:now:)``, else the last poll's), its
+  /// reasons, and when it last polled.
+  func state(_ printer: String, now: Date) -> (state: PrinterState, reasons: [String], lastPoll: Date?) {
+    let (status, last) = entries.withLock { ($0[printer]?.status, $0[printer]?.lastPoll) }
+    if let hold = hold(printer, now: now) { return (hold.state, hold.reasons + [hold.message], last) }
+    let polled = status?.printerStatus ?? PrinterStatus(state: .idle)
+    return (polled.state, polled.reasons, last)
+  }
+
+  /// Offers a drawn job to `printer`'s device (the one offer it has).
+  func offer(_ printer: String, jobID: String, token: String, document: Data, now: Date = Date()) {
+    entries.withLock {
+      $0[printer]?.offer = Offer(jobID: jobID, token: token, document: document, stage: .offered(now))
+    }
+  }
+
+  /// The offer with `token`, if it is `printer`'s current one.
+  func current(_ printer: String, token: String?) -> Offer? {
+    entries.withLock { entries in
+      guard let offer = entries[printer]?.offer, token == nil || offer.token == token else { return nil }
+      return offer
+    }
+  }
+
+  /// The device fetched the offer with `token`: its document, and whether this is the first
+  /// fetch (the queue records it as sent then). Nil when `token` is not the current offer.
+  func fetched(_ printer: String, token: String, now: Date = Date()) -> (document: Data, jobID: String, first: Bool)? {
+    let (result, wake) = entries.withLock { entries -> ((Data, String, Bool)?, (@Sendable () -> Void)?) in
+      guard var offer = entries[printer]?.offer, offer.token == token else { return (nil, nil) }
+      switch offer.stage {
+      case .offered:
+        offer.stage = .fetched(now)
+        entries[printer]?.offer = offer
+        return ((offer.document, offer.jobID, true), entries[printer]?.wake)
+      case .fetched: return ((offer.document, offer.jobID, false), nil)
+      case .ended: return (nil, nil)
+      }
+    }
+    wake?()
+    return result
+  }
+
+  /// The device's confirmation of the offer with `token`; false when it is not the current one.
+  @discardableResult
+  func confirmed(_ printer: String, token: String?, _ confirmation: CloudPRNTStatus.Confirmation) -> Bool {
+    let wake = entries.withLock { entries -> (@Sendable () -> Void)?? in
+      guard var offer = entries[printer]?.offer, token == nil || offer.token == token else { return .none }
+      if case .ended = offer.stage { return .none }
+      offer.stage = .ended(confirmation)
+      entries[printer]?.offer = offer
+      return .some(entries[printer]?.wake)
+    }
+    guard let wake else { return false }
+    wake?()
+    return true
+  }
+
+  /// Where the offer with `token` stands (nil: withdrawn).
+  func stage(_ printer: String, token: String) -> Stage? {
+    entries.withLock { entries in
+      guard let offer = entries[printer]?.offer, offer.token == token else { return nil }
+      return offer.stage
+    }
+  }
+
+  /// Withdraws `printer`'s offer with `token` (it ended, or its worker gave it up).
+  func withdraw(_ printer: String, token: String) {
+    entries.withLock { entries in
+      if entries[printer]?.offer?.token == token { entries[printer]?.offer = nil }
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import ReceiptPrint
+import Testing
+
+/// CloudPRNT polls read as Star documents them: `statusCode` (Star CloudPRNT Protocol Guide,
+/// "Printer Status Codes": 2xx online, 211 paper low, 410 out of paper, 411 paper jam, 42x
+/// cover open, 5xx client errors) and the ASB bytes of `status` (STAR Line Mode Command
+/// Specifications, automatic status: 3rd byte bit 3 offline, bit 5 cover open; 4th byte bit 3
+/// autocutter error; 6th byte bit 3 paper end, bit 2 near end).
+@Suite struct CloudPRNTStatusTests {
+  @Test(
+    arguments: [
+      ("200%20OK", nil, PrinterState.idle, [String]()),
+      ("200 OK", nil, .idle, []),
+      ("211%20Paper%20Low", nil, .idle, ["media-low"]),
+      ("410%20Out%20of%20paper", nil, .stopped, ["media-empty"]),
+      ("411 Paper jam", nil, .stopped, ["media-jam"]),
+      ("420%20Cover%20open", nil, .stopped, ["cover-open"]),
+      ("402 Something new", nil, .stopped, ["other"]),
+      // ASB: byte 6 bit 3 paper end, byte 3 bit 5 cover open, byte 6 bit 2 near end, byte 4 bit 3 cutter.
+      ("200 OK", "23 86 00 00 00 08 00 00 00", .stopped, ["media-empty"]),
+      ("200 OK", "238620000000000000", .stopped, ["cover-open"]),
+      ("200 OK", "23 86 00 00 00 04 00 00 00", .idle, ["media-low"]),
+      ("200 OK", "23 86 00 08 00 00 00 00 00", .stopped, ["other"]),
+      ("200 OK", "23 86 08 00 00 00 00 00 00", .stopped, ["offline-report"]),
+      ("200 OK", "not hex", .idle, []),
+    ] as [(String, String?, PrinterState, [String])])
+  func aPollSaysWhetherThePrinterCanPrint(code: String, asb: String?, state: PrinterState, reasons: [String]) {
+    let status = CloudPRNTStatus(statusCode: code, status: asb).printerStatus
+    #expect(status.state == state && status.reasons == reasons, "\(code) \(asb ?? ""): \(status)")
+  }
+
+  @Test func confirmationsSayWhetherTheJobPrinted() {
+    #expect(CloudPRNTStatus.Confirmation(code: "200%20OK") == .printed)
+    #expect(CloudPRNTStatus.Confirmation(code: "OK") == .failed("no code"), "a code is three digits")
+    #expect(
+      CloudPRNTStatus.Confirmation(code: "510 Incompatible media type") == .mediaRefused("510 Incompatible media type"))
+    #expect(CloudPRNTStatus.Confirmation(code: "520%20Timeout") == .failed("520 Timeout"))
+    #expect(CloudPRNTStatus.Confirmation(code: "410 Out of paper") == .failed("410 Out of paper"))
+  }
+
+  @Test func cloudPRNTAddressesAreMACAddresses() throws {
+    for text in ["cloudprnt:00:11:62:1D:9A:B7", "cloudprnt:0011621d9ab7", "cloudprnt:00-11-62-1d-9a-b7"] {
+      let address = try #require(PrinterAddress.parse(text, bareQueues: false), "\(text)")
+      #expect(
+        address.address == "cloudprnt:00:11:62:1d:9a:b7" && address.delivery == .polled(device: "00:11:62:1d:9a:b7"))
+    }
+    for bad in ["cloudprnt:", "cloudprnt:00:11:62", "cloudprnt:00:11:62:1d:9a:zz", "cloudprnt:00:11:62:1d:9a:b7:01"] {
+      #expect(PrinterAddress.parse(bad) == nil, "\(bad)")
+    }
+    #expect(throws: PrintError.self) {
+      try PrinterAddress.open("cloudprnt:0011621d9ab7").send(
+        Data(), of: try PrinterTests.receipt(), job: PrintJob(name: "x"))
+    }
+  }
+}
