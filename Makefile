@@ -10,7 +10,7 @@ RELEASE := swift build -c release -Xswiftc -static-stdlib
 RELEASE_BOTH := $(RELEASE) --product receipt && $(RELEASE) --product receipt-daemon \
 	&& touch .build/release/receipt .build/release/receipt-daemon
 
-.PHONY: demo test setup setup-test build lint format release install deb bench benchmark side-by-side bench-batch bench-daemon bench-postgres callgrind callgrind-batch \
+.PHONY: demo test setup setup-test build lint format release install deb bench benchmark side-by-side bench-batch bench-daemon bench-postgres bench-cloudprnt callgrind callgrind-batch \
 	fuzz sanitize soak screenshots
 
 ## Set up, build, and render the example order through Templates/receipt.xml to out/.
@@ -79,6 +79,10 @@ bench-daemon: setup release
 	scripts/bench-daemon.sh 15 8
 	scripts/bench-cupsd.sh 10 4
 	RECEIPT_HELD=1 scripts/bench-cupsd.sh 10 4
+
+## 1,000 Star CloudPRNT printers polling one daemon every 5 s; the cost of a poll.
+bench-cloudprnt: setup release
+	scripts/bench-cloudprnt.sh 1000 5 60
 
 ## Instructions of one `receipt render`, by callgrind (repeatable where wall time is not).
 callgrind: release

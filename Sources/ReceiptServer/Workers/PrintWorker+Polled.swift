@@ -36,7 +36,8 @@ extension PrintWorker {
       case .offered(let since)?:
         if now.timeIntervalSince(since) > polled.pollTimeout {
           throw ReceiptError(
-            .printer, "printer \(printer.name) did not fetch the job within \(String(format: "%.0f", polled.pollTimeout)) s")
+            .printer,
+            "printer \(printer.name) did not fetch the job within \(String(format: "%.0f", polled.pollTimeout)) s")
         }
       case .fetched(let since)?:
         if now.timeIntervalSince(since) > polled.confirmTimeout {
