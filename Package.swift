@@ -142,7 +142,8 @@ let package = Package(
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
     .target(
-      name: "ReceiptTestSupport", dependencies: ["ReceiptModel"], path: "Tests/Support",
+      name: "ReceiptTestSupport",
+      dependencies: ["ReceiptModel", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/Support",
       exclude: ["roll80.conf", "pwg_reader.py", "raster_writer.py", "lsan.supp"]),
     .testTarget(name: "ReceiptModelTests", dependencies: ["ReceiptModel"]),
     .testTarget(name: "ReceiptLayoutTests", dependencies: ["ReceiptTestSupport", "ReceiptLayout", "ReceiptModel"]),

@@ -46,8 +46,9 @@ public enum PrinterDelivery: Sendable, Equatable {
   /// the first byte, so one interrupted prints again marked as a reprint; asked ESC/POS
   /// real-time status before each job unless its model has none.
   case raw
-  /// A device that polls the daemon for its next job and confirms it (Star CloudPRNT): the job is
-  /// drawn and offered; printed means the device confirmed it; one fetched and never confirmed
-  /// is offered again after a deadline, marked as a reprint. `device` is what its polls carry.
+  /// A device that polls the daemon for its next job and confirms it (Star CloudPRNT, Epson
+  /// Server Direct Print): the job is drawn and offered; printed means the device confirmed it;
+  /// one fetched and never confirmed is offered again after a deadline, marked as a reprint.
+  /// `device` is its address (how the daemon's protocol routes find it).
   case polled(device: String)
 }

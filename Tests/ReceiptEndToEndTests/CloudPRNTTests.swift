@@ -143,9 +143,10 @@ import Testing
     #expect(device.pollOnce(credentials: "till:wrong") == 401)
     #expect(device.pollOnce(credentials: "kitchen:s3cret-pass") == 401)
     #expect(stranger.pollOnce() == 401, "an unknown MAC address")
-    let fetch = try daemon.request(
-      "GET", "/cloudprnt?mac=00%3A11%3A62%3A1d%3A9a%3Ab7&type=application%2Fvnd.star.starprnt")
+    let fetch = try RawHTTP.exchange(
+      port: Int(daemon.port), "GET", "/cloudprnt?mac=00%3A11%3A62%3A1d%3A9a%3Ab7&type=application%2Fvnd.star.starprnt")
     #expect(fetch.status == 401, "no credentials")
+    #expect(fetch.headers["www-authenticate"]?.contains("Basic realm=") == true, "\(fetch.headers)")
     Thread.sleep(forTimeInterval: 1)
     #expect(printer.pages.isEmpty && Self.job(daemon, id)["state"] as? String == "queued")
     #expect(

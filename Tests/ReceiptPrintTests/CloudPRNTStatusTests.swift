@@ -43,7 +43,8 @@ import Testing
     for text in ["cloudprnt:00:11:62:1D:9A:B7", "cloudprnt:0011621d9ab7", "cloudprnt:00-11-62-1d-9a-b7"] {
       let address = try #require(PrinterAddress.parse(text, bareQueues: false), "\(text)")
       #expect(
-        address.address == "cloudprnt:00:11:62:1d:9a:b7" && address.delivery == .polled(device: "00:11:62:1d:9a:b7"))
+        address.address == "cloudprnt:00:11:62:1d:9a:b7"
+          && address.delivery == .polled(device: "cloudprnt:00:11:62:1d:9a:b7"))
     }
     for bad in ["cloudprnt:", "cloudprnt:00:11:62", "cloudprnt:00:11:62:1d:9a:zz", "cloudprnt:00:11:62:1d:9a:b7:01"] {
       #expect(PrinterAddress.parse(bad) == nil, "\(bad)")
@@ -52,5 +53,37 @@ import Testing
       try PrinterAddress.open("cloudprnt:0011621d9ab7").send(
         Data(), of: try PrinterTests.receipt(), job: PrintJob(name: "x"))
     }
+  }
+}
+
+/// Server Direct Print results read as Epson documents them (Server Direct Print User's Manual,
+/// "Request (Printing Result)": the manual's own example, status 251658262 with success).
+@Suite struct EpsonSDPResultTests {
+  @Test func theManualsExampleResultIsRead() throws {
+    let xml = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <PrintResponseInfo Version="3.00"><ServerDirectPrint><Response Success="true"/></ServerDirectPrint>
+      <ePOSPrint><Parameter><devid>local_printer</devid><printjobid>ABC123</printjobid></Parameter>
+      <PrintResponse><response xmlns="http://www.epson-pos.com/schemas/2011/03/epos-print" success="true" code="" status="251658262" battery="0"/></PrintResponse></ePOSPrint>
+      </PrintResponseInfo>
+      """
+    let result = try #require(EpsonSDPResult(xml: Data(xml.utf8)))
+    #expect(result.accepted && result.prints == [.init(jobID: "ABC123", success: true, code: "", status: 251_658_262)])
+    #expect(EpsonSDPResult.printerStatus(bits: 251_658_262).state == .idle)
+  }
+
+  @Test func failuresAndRefusalsAreRead() throws {
+    let refused = """
+      <?xml version="1.0" encoding="utf-8"?><PrintResponseInfo Version="3.00"><ServerDirectPrint><Response Success="false">
+      <ErrorSummary>Invalid XML format</ErrorSummary><ErrorDetail>line 9</ErrorDetail></Response></ServerDirectPrint></PrintResponseInfo>
+      """
+    let result = try #require(EpsonSDPResult(xml: Data(refused.utf8)))
+    #expect(!result.accepted && result.error == "Invalid XML format: line 9" && result.prints.isEmpty)
+    let empty = EpsonSDPResult.printerStatus(bits: 0x0008_0008, code: "EPTR_REC_EMPTY")
+    #expect(empty.state == .stopped && empty.reasons == ["media-empty"])
+    #expect(EpsonSDPResult.printerStatus(bits: 0x20).reasons == ["cover-open"])
+    #expect(EpsonSDPResult.printerStatus(bits: 0x20000).reasons == ["media-low"])
+    #expect(EpsonSDPResult(xml: Data(#"<!DOCTYPE x [<!ENTITY a "b">]><PrintResponseInfo/>"#.utf8)) == nil)
+    #expect(EpsonSDPResult(xml: Data("<other/>".utf8)) == nil)
   }
 }

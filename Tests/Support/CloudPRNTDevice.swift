@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationNetworking)
-  import FoundationNetworking
-#endif
-
 /// A Star CloudPRNT printer, simulated from Star's CloudPRNT Protocol Guide ("CloudPRNT HTTP
 /// Method"): it `POST`s its status to the server's URL (`printerMAC`, `statusCode` as
 /// `200 OK` URL-encoded, `printingInProgress`, the results of the `clientAction`s it was asked
@@ -127,25 +123,17 @@ public final class CloudPRNTDevice: @unchecked Sendable {
   }
 
   private func request(_ method: String, _ query: String, body: Data?, _ override: String?) -> Answer? {
-    let url = URL(string: "http://127.0.0.1:\(port)/cloudprnt" + (query.isEmpty ? "" : "?\(query)"))!
-    var request = URLRequest(url: url, timeoutInterval: 10)
-    request.httpMethod = method
-    request.httpBody = body
-    if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
-    let basic = Data((override ?? credentials).utf8).base64EncodedString()
-    request.setValue("Basic \(basic)", forHTTPHeaderField: "Authorization")
-    let box = Box()
-    let done = DispatchSemaphore(value: 0)
-    URLSession.shared.dataTask(with: request) { data, response, _ in
-      if let http = response as? HTTPURLResponse { box.answer = Answer(status: http.statusCode, body: data ?? Data()) }
-      done.signal()
-    }.resume()
-    done.wait()
-    if box.answer == nil { note("\(method) failed") }
-    return box.answer
+    var headers = ["Authorization": "Basic " + Data((override ?? credentials).utf8).base64EncodedString()]
+    if body != nil { headers["Content-Type"] = "application/json" }
+    do {
+      let answer = try RawHTTP.exchange(
+        port: Int(port), method, "/cloudprnt" + (query.isEmpty ? "" : "?\(query)"), headers: headers,
+        body: body ?? Data())
+      return Answer(status: answer.status, body: answer.body)
+    } catch {
+      note("\(method) failed: \(error)")
+      return nil
+    }
   }
 
-  private final class Box: @unchecked Sendable {
-    var answer: Answer?
-  }
 }

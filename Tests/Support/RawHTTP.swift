@@ -88,3 +88,53 @@ public func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) asy
     Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
   }
 }
+
+/// One HTTP/1.1 exchange on a connection of its own (`Connection: close`), for clients that must
+/// see every answer as it is — URLSession on Linux handles a `401` with `WWW-Authenticate`
+/// itself and may never hand it back.
+public enum RawHTTP {
+  /// An answer: its status, headers (names lower-cased; repeated ones joined with ", ") and body.
+  public struct Answer: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: Data
+  }
+
+  public static func exchange(
+    port: Int, _ method: String, _ path: String, headers: [String: String] = [:], body: Data = Data(),
+    timeout: TimeInterval = 10
+  ) throws -> Answer {
+    let connection = try RawConnection(port: port)
+    var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+    for (name, value) in headers { head += "\(name): \(value)\r\n" }
+    head += "Content-Length: \(body.count)\r\n\r\n"
+    var request = Data(head.utf8)
+    request += body
+    var sent = 0
+    while sent < request.count {
+      let n = request.withUnsafeBytes {
+        Glibc.send(connection.fd, $0.baseAddress! + sent, request.count - sent, Int32(MSG_NOSIGNAL))
+      }
+      guard n > 0 else { throw RigError("send: \(String(cString: strerror(errno)))") }
+      sent += n
+    }
+    let data = connection.readUntilClosed(timeout: timeout).data
+    guard let end = data.firstRange(of: Data("\r\n\r\n".utf8)) else { throw RigError("no HTTP answer") }
+    let lines = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+    guard let status = lines.first?.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else {
+      throw RigError("no status line: \(lines.first ?? "")")
+    }
+    var fields: [String: String] = [:]
+    for line in lines.dropFirst() {
+      guard let colon = line.firstIndex(of: ":") else { continue }
+      let name = line[..<colon].lowercased()
+      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      fields[name] = fields[name].map { $0 + ", " + value } ?? value
+    }
+    var content = Data(data[end.upperBound...])
+    if let length = fields["content-length"].flatMap(Int.init), content.count > length {
+      content = content.prefix(length)
+    }
+    return Answer(status: status, headers: fields, body: content)
+  }
+}

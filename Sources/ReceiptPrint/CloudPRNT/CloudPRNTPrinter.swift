@@ -65,7 +65,7 @@ public struct CloudPRNTPrinter: Printer {
     }
 
     public var address: String { "cloudprnt:\(mac)" }
-    public var delivery: PrinterDelivery { .polled(device: mac) }
+    public var delivery: PrinterDelivery { .polled(device: address) }
     public func open() throws -> any Printer { CloudPRNTPrinter(mac: mac) }
   }
 }

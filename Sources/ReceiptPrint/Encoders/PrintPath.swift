@@ -16,6 +16,9 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
   case escpos
   /// A PDF per receipt (directory printers, previews).
   case pdf
+  /// Epson ePOS-Print XML with the receipt as raster images (printers that fetch their jobs by
+  /// Server Direct Print).
+  case eposPrint = "epos-print"
 
   /// The document format sent for the path.
   public var mimeType: String {
@@ -24,6 +27,7 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
     case .cupsRaster: "application/vnd.cups-raster"
     case .escpos: "application/vnd.cups-raw"
     case .pdf: "application/pdf"
+    case .eposPrint: "text/xml"
     }
   }
 
@@ -44,6 +48,12 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
       let pages = try RasterRenderer(gray: gray).render(receipt)
       let allPages = Array(repeating: pages, count: copies).flatMap { $0 }
       return try PWGRasterWriter(mode: self == .pwgRaster ? .pwg : .cups).encode(allPages, setup: receipt.pageSetup)
+    case .eposPrint:
+      let renderer = RasterRenderer(printableOnly: true)
+      try renderer.checkBudget(receipt, copies: copies)
+      let pages = Array(repeating: try renderer.render(receipt), count: copies).flatMap { $0 }
+      return EPOSPrintEncoder(cutter: model?.cutter ?? "partial").encode(
+        pages, receipt: try Self.deviceCommands(all, model: model))
     case .escpos:
       // Raw printers are sent the printable columns (both encoders take those and no others).
       let renderer = RasterRenderer(printableOnly: true)

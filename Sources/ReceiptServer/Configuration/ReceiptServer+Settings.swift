@@ -37,22 +37,28 @@ extension ReceiptServer.Configuration {
       }
       let credentials = settings.printerCredentials?[name]
       if case .polled = parsed.delivery {
-        guard let model, model.commandSet == "star" else {
+        let epson = parsed.kind is EpsonSDPPrinter.Address
+        guard let model, model.commandSet == (epson ? "escpos" : "star") else {
           throw ReceiptError(
             .data,
-            "printer '\(name)': a CloudPRNT printer needs a Star model in printerModels (star-mcprint3, star-tsp143iv)")
+            epson
+              ? "printer '\(name)': a Server Direct Print printer needs an Epson model in printerModels (epson-tm-m30iii, epson-tm-t88vi)"
+              : "printer '\(name)': a CloudPRNT printer needs a Star model in printerModels (star-mcprint3, star-tsp143iv)"
+          )
         }
         guard let credentials, credentials.split(separator: ":", omittingEmptySubsequences: false).count >= 2,
           !credentials.hasPrefix(":"), !credentials.hasSuffix(":")
         else {
           throw ReceiptError(
             .data,
-            "printer '\(name)' polls the daemon: give it printerCredentials USER:PASSWORD (its CloudPRNT server authentication)"
+            "printer '\(name)' polls the daemon: give it printerCredentials USER:PASSWORD (the server authentication of its settings)"
           )
         }
       } else if credentials != nil {
         throw ReceiptError(
-          .data, "printerCredentials names '\(name)', which does not poll the daemon (only cloudprnt: printers do)")
+          .data,
+          "printerCredentials names '\(name)', which does not poll the daemon (only cloudprnt: and epson-sdp: printers do)"
+        )
       }
       return PrinterConfig(
         name: name, target: parsed, model: model, paper: paper, trimRoll: settings.printerTrimRoll?[name] ?? true,

@@ -29,7 +29,7 @@ extension HTTPAPI {
     v1.get("examples/:name") { _, context in try self.example(context.parameters.require("name")) }
     v1.get("events") { request, _ in self.events(request) }
     WebApp.add(to: router)
-    cloudPRNT?.add(to: router)
+    polling?.add(to: router)
     router.get("healthz") { _, _ in json(StatusResponse(status: "ok")) }
     router.get("openapi.yaml") { _, _ in
       Response(

@@ -22,8 +22,9 @@ struct HTTPAPI: Sendable {
   let hub: EventHub
   /// What the printers are doing (`GET /v1/printers`).
   let probe: PrinterProbe
-  /// The Star CloudPRNT server at `/cloudprnt` (its own credentials, not the API's tokens).
-  let cloudPRNT: CloudPRNTFront?
+  /// The servers printers poll: Star CloudPRNT at `/cloudprnt`, Epson Server Direct Print at
+  /// `/epson-sdp` (their own credentials, not the API's tokens).
+  let polling: PollingFronts?
   /// Open connections (idle and stalled ones are closed beyond `maxConnections`).
   let connections: ConnectionRegistry
   /// One template save at a time (history copy, then the file).
@@ -32,9 +33,9 @@ struct HTTPAPI: Sendable {
   init(
     configuration: ReceiptServer.Configuration, store: any JobStore, engine: ReceiptEngine, logger: Logger,
     metrics: ServerMetrics, blocking: BlockingPool, hub: EventHub, probe: PrinterProbe,
-    cloudPRNT: CloudPRNTFront? = nil
+    polling: PollingFronts? = nil
   ) {
-    self.cloudPRNT = cloudPRNT
+    self.polling = polling
     self.configuration = configuration
     self.store = store
     self.engine = engine

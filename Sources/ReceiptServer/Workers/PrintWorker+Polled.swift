@@ -19,7 +19,9 @@ extension PrintWorker {
       model: printer.model)
     let prepared = try await prepare(sent, request)
     await handedOver(job)
-    let token = "\(job.id).\(job.attempts)"
+    // A token of this attempt, at most 30 characters of letters, digits and `.` (what both
+    // protocols carry: Epson's printjobid is the narrower).
+    let token = String(job.id.filter { $0 != "-" }.prefix(24)) + ".\(job.attempts)"
     polled.offer(printer.name, jobID: job.id, token: token, document: prepared.encoded)
     defer { polled.withdraw(printer.name, token: token) }
     while true {

@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 
 /// Requires `Authorization: Bearer <token>` on every request but `/healthz`, the web app's
-/// files and `/cloudprnt` (printers that poll send their own HTTP Basic credentials) when
+/// files, `/cloudprnt` and `/epson-sdp` (printers that poll send their own credentials) when
 /// tokens are set.
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
   let tokens: [String]
@@ -11,7 +11,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     -> Response
   {
     let open =
-      request.uri.path == "/healthz" || request.uri.path == "/" + CloudPRNTFront.path
+      request.uri.path == "/healthz" || PollingFronts.paths.contains(request.uri.path)
       || (request.method == .get && WebApp.files[request.uri.path] != nil)
     guard !tokens.isEmpty, request.method != .options, !open else {
       return try await next(request, context)

@@ -17,13 +17,14 @@ struct CloudPRNTFront: Sendable {
   let polled: PolledPrinters
   let store: any JobStore
   let logger: Logger
+  let authentication: PrinterAuthentication
   /// The path printers are pointed at.
   static let path = "cloudprnt"
   /// The largest poll body taken (a poll is a few hundred bytes; client action results more).
   static let maxPollBytes = 64 << 10
 
   func add(to router: Router<BasicRequestContext>) {
-    guard !polled.isEmpty else { return }
+    guard polled.any("cloudprnt:") else { return }
     router.post(RouterPath(stringLiteral: Self.path)) { request, _ in try await self.poll(request) }
     router.get(RouterPath(stringLiteral: Self.path)) { request, _ in
       request.uri.queryParameters["delete"] != nil
@@ -33,27 +34,17 @@ struct CloudPRNTFront: Sendable {
     router.delete(RouterPath(stringLiteral: Self.path)) { request, _ in try self.confirm(request) }
   }
 
-  /// The printer a request comes from, by its MAC address and credentials; 401 otherwise.
-  private func printer(mac: String?, _ request: Request) throws -> PrinterConfig {
-    guard let mac, let printer = polled.printer(mac: mac), let credentials = printer.credentials,
-      Self.matches(request.headers[.authorization], credentials)
+  /// The printer a request comes from, by its MAC address and credentials; nil (answer
+  /// ``PrinterAuthentication/challenge()``) otherwise.
+  private func printer(mac: String?, _ request: Request) -> PrinterConfig? {
+    guard let mac, let normalized = CloudPRNTPrinter.Address.normalized(mac),
+      let printer = polled.printer(device: "cloudprnt:" + normalized), let credentials = printer.credentials,
+      authentication.accepts(request, credentials: credentials)
     else {
       logger.warning("CloudPRNT request from an unknown device or with wrong credentials (mac \(mac ?? "none"))")
-      throw Problem(
-        status: .unauthorized, title: "Unauthorized",
-        detail: "a known printer's MAC address and its HTTP Basic credentials (printerCredentials) are needed")
+      return nil
     }
     return printer
-  }
-
-  /// Whether `header` is `Basic` with `credentials` (compared in constant time).
-  static func matches(_ header: String?, _ credentials: String) -> Bool {
-    guard let header, header.lowercased().hasPrefix("basic "),
-      let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces))
-    else { return false }
-    let given = SHA256.hash(data: decoded)
-    let expected = SHA256.hash(data: Data(credentials.utf8))
-    return zip(given, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
   }
 
   /// `POST`: the poll. Records the status; answers `jobReady` with the offer's media types and
@@ -64,7 +55,9 @@ struct CloudPRNTFront: Sendable {
     guard let body = try? JSONSerialization.jsonObject(with: raw) as? [String: Any] else {
       throw Problem.badRequest("a CloudPRNT poll is a JSON object")
     }
-    let printer = try self.printer(mac: body["printerMAC"] as? String, request)
+    guard let printer = self.printer(mac: body["printerMAC"] as? String, request) else {
+      return authentication.challenge()
+    }
     let status = CloudPRNTStatus(statusCode: body["statusCode"] as? String ?? "", status: body["status"] as? String)
     var client: [String: String] = [:]
     for action in body["clientAction"] as? [[String: Any]] ?? [] {
@@ -72,7 +65,7 @@ struct CloudPRNTFront: Sendable {
       client[name] = (action["result"]).map { "\($0)" } ?? ""
     }
     if !client.isEmpty { logger.info("CloudPRNT printer \(printer.name): \(client.sorted { $0.key < $1.key })") }
-    let (token, knowsClient) = polled.polled(printer.name, status: status, client: client, now: Date())
+    let (token, knowsClient) = polled.polled(printer.name, status: status.printerStatus, client: client, now: Date())
     var answer = PollAnswer(jobReady: token != nil)
     if let token {
       answer.mediaTypes = CloudPRNTPrinter.mediaTypes
@@ -87,7 +80,9 @@ struct CloudPRNTFront: Sendable {
   /// `GET`: the offered job in the media type asked for; recorded as sent before its bytes go.
   private func fetch(_ request: Request) async throws -> Response {
     let query = request.uri.queryParameters
-    let printer = try self.printer(mac: query["mac"].map(String.init), request)
+    guard let printer = self.printer(mac: query["mac"].map(String.init), request) else {
+      return authentication.challenge()
+    }
     let type = query["type"].map(String.init) ?? CloudPRNTPrinter.mediaTypes[0]
     guard let token = query["token"].map(String.init) ?? polled.current(printer.name, token: nil)?.token,
       polled.current(printer.name, token: token) != nil
@@ -115,7 +110,9 @@ struct CloudPRNTFront: Sendable {
   /// `DELETE` (or `GET` with `delete`): the device's confirmation of a job, by its token.
   private func confirm(_ request: Request) throws -> Response {
     let query = request.uri.queryParameters
-    let printer = try self.printer(mac: query["mac"].map(String.init), request)
+    guard let printer = self.printer(mac: query["mac"].map(String.init), request) else {
+      return authentication.challenge()
+    }
     let code = query["code"].map(String.init) ?? ""
     let confirmation = CloudPRNTStatus.Confirmation(code: code)
     let token = query["token"].map(String.init)

@@ -2,8 +2,8 @@ import Foundation
 import ReceiptKit
 @_spi(Internals) import ReceiptModel
 
-/// What the daemon knows of its printers that poll (`cloudprnt:`), shared by their workers and
-/// the CloudPRNT routes: each one's last poll and the status it carried, and the one job offered
+/// What the daemon knows of its printers that poll (`cloudprnt:`, `epson-sdp:`), shared by their
+/// workers and the protocols' routes: each one's last poll and the status it last reported, and the one job offered
 /// to it — drawn by its worker (``offer(_:jobID:token:document:)``), fetched by the device with
 /// its token, then confirmed (or reported failed) by it. The worker waits for that outcome
 /// (``outcome(of:token:)``) and records it in the queue as it does for every printer.
@@ -31,14 +31,16 @@ final class PolledPrinters: Sendable {
   private struct Entry: Sendable {
     let printer: PrinterConfig
     var lastPoll: Date?
-    var status: CloudPRNTStatus?
+    var status: PrinterStatus?
+    /// When a status a device reported once (not with every poll) stops holding its queue.
+    var statusUntil: Date?
     var client: [String: String] = [:]
     var offer: Offer?
     var wake: (@Sendable () -> Void)?
   }
 
   private let entries: Locked<[String: Entry]>
-  /// MAC address → printer name.
+  /// Device address (`cloudprnt:MAC`, `epson-sdp:ID`) → printer name.
   private let names: [String: String]
   /// Seconds without a poll after which a printer is unreachable (and an offer not fetched is
   /// given up).
@@ -50,9 +52,9 @@ final class PolledPrinters: Sendable {
     var entries: [String: Entry] = [:]
     var names: [String: String] = [:]
     for printer in printers {
-      guard case .polled(let mac) = printer.target.delivery else { continue }
+      guard case .polled(let device) = printer.target.delivery else { continue }
       entries[printer.name] = Entry(printer: printer)
-      names[mac] = printer.name
+      names[device] = printer.name
     }
     self.entries = Locked(entries)
     self.names = names
@@ -60,12 +62,13 @@ final class PolledPrinters: Sendable {
     self.confirmTimeout = confirmTimeout
   }
 
-  /// Whether any printer polls (the routes answer only then).
-  var isEmpty: Bool { names.isEmpty }
+  /// Whether any printer's address starts with `prefix` (`cloudprnt:`): a protocol's routes
+  /// answer only then.
+  func any(_ prefix: String) -> Bool { names.keys.contains { $0.hasPrefix(prefix) } }
 
-  /// The printer a device is, by the MAC address its requests carry.
-  func printer(mac: String) -> PrinterConfig? {
-    guard let mac = CloudPRNTPrinter.Address.normalized(mac), let name = names[mac] else { return nil }
+  /// The printer a device is, by its address (`cloudprnt:MAC`, `epson-sdp:ID`).
+  func printer(device: String) -> PrinterConfig? {
+    guard let name = names[device] else { return nil }
     return entries.withLock { $0[name]?.printer }
   }
 
@@ -79,24 +82,30 @@ final class PolledPrinters: Sendable {
   /// information already. A fetched job is not announced again — the device prints it, or it
   /// vanished and the job is offered again, as a reprint, after the confirmation deadline — and
   /// one the device reports an error for (a `4xx` code: paper out mid-receipt) has failed.
-  func polled(_ printer: String, status: CloudPRNTStatus, client: [String: String], now: Date)
+  func polled(_ printer: String, status reported: PrinterStatus?, client: [String: String] = [:], now: Date)
     -> (token: String?, knowsClient: Bool)
   {
     let (result, wake) = entries.withLock { entries -> ((String?, Bool), (@Sendable () -> Void)?) in
       guard var entry = entries[printer] else { return ((nil, true), nil) }
       let knew = !entry.client.isEmpty
       entry.lastPoll = now
-      entry.status = status
+      if let reported {
+        entry.status = reported
+        entry.statusUntil = nil
+      } else if let until = entry.statusUntil, now >= until {
+        entry.status = nil
+      }
+      let canPrint = entry.status?.state != .stopped
       entry.client.merge(client) { _, new in new }
       var token: String?
       var wake: (@Sendable () -> Void)?
       if var offer = entry.offer {
         switch offer.stage {
         case .offered:
-          if status.canPrint { token = offer.token }
+          if canPrint { token = offer.token }
         case .fetched:
-          if !status.canPrint {
-            offer.stage = .ended(.failed("the printer reported \(status.code) \(status.text) while printing"))
+          if let reported, reported.state == .stopped {
+            offer.stage = .ended(.failed("the printer reported \(reported.message) while printing"))
             entry.offer = offer
             wake = entry.wake
           }
@@ -124,7 +133,9 @@ final class PolledPrinters: Sendable {
           state: .unavailable, reasons: ["offline-report"],
           message: "it has not polled the daemon for \(String(format: "%.0f", now.timeIntervalSince(last))) s")
       }
-      guard let status = entry.status?.printerStatus, status.state == .stopped else { return nil }
+      guard let status = entry.status, status.state == .stopped, entry.statusUntil.map({ now < $0 }) ?? true else {
+        return nil
+      }
       return status
     }
   }
@@ -134,8 +145,18 @@ final class PolledPrinters: Sendable {
   func state(_ printer: String, now: Date) -> (state: PrinterState, reasons: [String], lastPoll: Date?) {
     let (status, last) = entries.withLock { ($0[printer]?.status, $0[printer]?.lastPoll) }
     if let hold = hold(printer, now: now) { return (hold.state, hold.reasons + [hold.message], last) }
-    let polled = status?.printerStatus ?? PrinterStatus(state: .idle)
+    let polled = status ?? PrinterStatus(state: .idle)
     return (polled.state, polled.reasons, last)
+  }
+
+  /// Records a status a device reported once (a Server Direct Print result): it holds the
+  /// printer's queue, if it says the printer cannot print, for ``pollTimeout`` — then the job is
+  /// offered again (such a printer says nothing of its state while it polls).
+  func reported(_ printer: String, status: PrinterStatus, now: Date = Date()) {
+    entries.withLock { entries in
+      entries[printer]?.status = status
+      entries[printer]?.statusUntil = now.addingTimeInterval(pollTimeout)
+    }
   }
 
   /// Offers a drawn job to `printer`'s device (the one offer it has).
