@@ -132,6 +132,46 @@ import Testing
     #expect(text.contains("REPRINT"), "what printed is marked as a reprint: \(text.prefix(300))")
   }
 
+  /// Two daemons on one PostgreSQL database, one device whose polls go to each in turn (a load
+  /// balancer without stickiness): the daemon that drives the printer offers its jobs, the other
+  /// answers `jobReady: false`; every job prints once, in order.
+  @Test func twoDaemonsOnOnePostgreSQLPrintEveryJobOnceToADevicePollingBoth() throws {
+    let database = try PostgresCluster.shared().createDatabase()
+    let work = try Tool.temporaryDirectory()
+    let config = work.appendingPathComponent("serve.json")
+    try """
+    {"printers": {"till": "cloudprnt:\(Self.mac)"}, "printerModels": {"till": "star-mcprint3"},
+     "printerCredentials": {"till": "till:s3cret-pass"}, "pollTimeout": 5, "archiveDays": 0}
+    """.write(to: config, atomically: true, encoding: .utf8)
+    let daemons = try (0..<2).map { i in
+      try Daemon(
+        arguments: ["--config", config.path, "--db", database, "--templates", Self.templates, "--no-ipp"],
+        log: work.appendingPathComponent("serve-\(i).log"))
+    }
+    for daemon in daemons { try daemon.start() }
+    defer { for daemon in daemons { _ = daemon.terminate() } }
+    let printer = try ThermalPrinterSimulator(model: .generic203(headDots: 576))
+    let devices = daemons.map {
+      CloudPRNTDevice(mac: Self.mac, credentials: "till:s3cret-pass", port: $0.port, printer: printer)
+    }
+    let orders = (0..<6).map { Self.order(500 + $0, items: 1 + $0 % 3) }
+    let ids = try orders.enumerated().map { try Self.submit(daemons[$0.offset % 2], $0.element) }
+    var turn = 0
+    #expect(
+      waitUntil(seconds: 90) {
+        devices[turn % 2].pollOnce()
+        turn += 1
+        return ids.allSatisfy { Self.job(daemons[0], $0)["state"] as? String == "completed" }
+      })
+    let tokens = devices.flatMap(\.fetchedTokens)
+    #expect(printer.pages.count == 6 && tokens.count == 6 && Set(tokens).count == 6, "\(tokens)")
+    #expect(printer.refusedCommands.isEmpty && devices.allSatisfy { $0.errors.isEmpty })
+    for (page, order) in zip(printer.pages, orders) {
+      let dots = try Self.previewDots(daemons[0], order)
+      #expect(abs(page.rows.count - dots) <= 1, "printed in order: \(page.rows.count) rows, the preview \(dots)")
+    }
+  }
+
   @Test func aDeviceWithoutTheCredentialsGetsNothing() throws {
     let (daemon, _) = try Self.daemon()
     defer { _ = daemon.terminate() }
