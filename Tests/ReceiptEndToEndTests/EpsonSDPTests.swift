@@ -64,7 +64,17 @@ import Testing
       let dots = Int(response.headers["receipt-cut-length-dots"] ?? "") ?? -1
       #expect(page.width == 576 && abs(page.rows.count - dots) <= 1, "\(page.rows.count) rows, the preview \(dots)")
       #expect(page.cut && page.rows.contains { $0.contains(true) }, "printed and cut")
+      let png = try daemon.request(
+        "POST", "/v1/render?format=png",
+        body: Data(#"{"template": "receipt", "printer": "bar", "data": \#(order)}"#.utf8)
+      ).body
+      // The printable columns start 31.5 dots into the 80 mm paper at 203 dpi: the printed glyphs
+      // sit half a dot from the preview's, and ~0.2 % of the dots (glyph edges at the 1-bit
+      // threshold) differ. More than 0.5 % is a different receipt.
+      let difference = try DotForDot.difference(page.rows, width: page.width, png: png, tolerance: 0.005)
+      #expect(difference == nil, "dot for dot with the preview: \(difference ?? "")")
     }
+    device.pollOnce()
     #expect(Self.printerState(daemon)["state"] as? String == "idle")
   }
 
