@@ -195,6 +195,12 @@ public struct PreparedPrint: Sendable {
   /// polls fetches.
   public var encoded: Data { document }
 
+  /// The same receipt encoded for another path — a printer that fetches its job in a format it
+  /// chooses (CloudPRNT's `image/png`).
+  public func encoded(as path: PrintPath) throws -> Data {
+    try ReceiptError.wrapping { try path.encode(receipt, copies: job.copies, model: job.model) }
+  }
+
   /// Its pages' measurements.
   public var pages: [PageMeasurement] {
     receipt.pages.map { PageMeasurement(page: $0, resolution: resolution) }

@@ -141,6 +141,33 @@ import Testing
     #expect(text.contains("REPRINT"), "what printed is marked as a reprint: \(text.prefix(300))")
   }
 
+  /// A device that takes only `image/png` (Star's HI01X lists it) is offered a one-page receipt
+  /// as a 1-bit PNG of the printable dots — the preview's dots — and prints it once.
+  @Test func aDeviceThatTakesPNGGetsThePreviewsDots() throws {
+    let (daemon, _) = try Self.daemon()
+    defer { _ = daemon.terminate() }
+    let printer = try ThermalPrinterSimulator(model: .generic203(headDots: 576))
+    let device = CloudPRNTDevice(
+      mac: Self.mac, credentials: "till:s3cret-pass", port: daemon.port, printer: printer, supported: ["image/png"])
+    let order = Self.order(600, items: 3)
+    let id = try Self.submit(daemon, order)
+    #expect(
+      waitUntil(seconds: 30) {
+        device.pollOnce()
+        return Self.job(daemon, id)["state"] as? String == "completed"
+      })
+    let png = try #require(device.pngs.first)
+    #expect(device.pngs.count == 1 && printer.pages.isEmpty && device.errors.isEmpty)
+    let file = try Tool.temporaryDirectory().appendingPathComponent("job.png")
+    try png.write(to: file)
+    let preview = try daemon.request(
+      "POST", "/v1/render?format=png",
+      body: Data(#"{"template": "receipt", "printer": "till", "data": \#(order)}"#.utf8)
+    ).body
+    let difference = try DotForDot.difference(page: file, png: preview, tolerance: 0.005)
+    #expect(difference == nil, "\(difference ?? "")")
+  }
+
   /// Two daemons on one PostgreSQL database, one device whose polls go to each in turn (a load
   /// balancer without stickiness): the daemon that drives the printer offers its jobs, the other
   /// answers `jobReady: false`; every job prints once, in order.

@@ -22,6 +22,7 @@ public final class CloudPRNTDevice: @unchecked Sendable {
   private var askedActions: [String] = []
   private var log: [String] = []
   private var fetched: [String] = []
+  private var images: [Data] = []
 
   public init(
     mac: String, credentials: String, port: UInt16, printer: ThermalPrinterSimulator,
@@ -38,6 +39,8 @@ public final class CloudPRNTDevice: @unchecked Sendable {
   public func report(_ code: String) { lock.withLock { statusCode = code } }
   /// The next `count` jobs it fetches are never confirmed (the printer loses power).
   public func vanish(next count: Int) { lock.withLock { vanishes = count } }
+  /// The PNG jobs it fetched (`image/png`), in order.
+  public var pngs: [Data] { lock.withLock { images } }
   /// The tokens of the jobs it fetched, in order.
   public var fetchedTokens: [String] { lock.withLock { fetched } }
   /// What the server asked with `clientAction`.
@@ -73,7 +76,9 @@ public final class CloudPRNTDevice: @unchecked Sendable {
     }
     guard json["jobReady"] as? Bool == true else { return 200 }
     let offered = json["mediaTypes"] as? [String] ?? []
-    guard let type = supported.first(where: offered.contains) else {
+    // Of the offered types (the server's order) the first it takes: Star leaves the choice to the
+    // client and names no order; this one follows the server's.
+    guard let type = offered.first(where: supported.contains) else {
       note("no offered media type is supported: \(offered)")
       return 200
     }
@@ -90,7 +95,9 @@ public final class CloudPRNTDevice: @unchecked Sendable {
       return vanishes > 0
     }
     if vanish { return 200 }
-    let printed = (try? printer.replay(job.body)) != nil && printer.refusedCommands.isEmpty
+    let isPNG = type == "image/png" && job.body.starts(with: [0x89, 0x50, 0x4E, 0x47])
+    if isPNG { lock.withLock { images.append(job.body) } }
+    let printed = isPNG || ((try? printer.replay(job.body)) != nil && printer.refusedCommands.isEmpty)
     let result = printed ? "200 OK" : "511 Media decoding error"
     var confirmation = "mac=\(escaped(mac))&code=\(escaped(result))"
     if let token { confirmation += "&token=\(escaped(token))" }

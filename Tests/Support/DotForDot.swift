@@ -22,6 +22,13 @@ public enum DotForDot {
       }
     }
     try (Data("P4\n\(width) \(rows.count)\n".utf8) + bits).write(to: pbm)
+    return try difference(page: pbm, png: png, tolerance: tolerance)
+  }
+
+  /// The same for a page given as an image file (a PNG a printer fetched).
+  public static func difference(page: URL, png: Data, tolerance: Double = 0) throws -> String? {
+    let image = try Tool.temporaryDirectory().appendingPathComponent("preview.png")
+    let pbm = page
     try png.write(to: image)
     let script = """
       import sys

@@ -19,6 +19,9 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
   /// Epson ePOS-Print XML with the receipt as raster images (printers that fetch their jobs by
   /// Server Direct Print).
   case eposPrint = "epos-print"
+  /// One 1-bit PNG of the printable dots (printers that fetch a picture: CloudPRNT `image/png`);
+  /// a receipt of one page and one copy only.
+  case png
 
   /// The document format sent for the path.
   public var mimeType: String {
@@ -28,6 +31,7 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
     case .escpos: "application/vnd.cups-raw"
     case .pdf: "application/pdf"
     case .eposPrint: "text/xml"
+    case .png: "image/png"
     }
   }
 
@@ -48,6 +52,14 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
       let pages = try RasterRenderer(gray: gray).render(receipt)
       let allPages = Array(repeating: pages, count: copies).flatMap { $0 }
       return try PWGRasterWriter(mode: self == .pwgRaster ? .pwg : .cups).encode(allPages, setup: receipt.pageSetup)
+    case .png:
+      let pages = try RasterRenderer(printableOnly: true).render(receipt)
+      guard pages.count == 1, copies == 1, let page = pages.first else {
+        throw PrintError.encoding("a PNG holds one page and one copy; this receipt has \(pages.count) × \(copies)")
+      }
+      let columns = RasterRenderer.printableColumns(pageWidth: page.width, setup: receipt.pageSetup)
+      return try PNGWriter().encode(
+        page.cropped(x: columns.lowerBound, width: columns.count), dpi: receipt.pageSetup.resolution.dpi)
     case .eposPrint:
       let renderer = RasterRenderer(printableOnly: true)
       try renderer.checkBudget(receipt, copies: copies)

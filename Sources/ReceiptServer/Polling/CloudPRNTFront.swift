@@ -68,7 +68,7 @@ struct CloudPRNTFront: Sendable {
     let (token, knowsClient) = polled.polled(printer.name, status: status.printerStatus, client: client, now: Date())
     var answer = PollAnswer(jobReady: token != nil)
     if let token {
-      answer.mediaTypes = CloudPRNTPrinter.mediaTypes
+      answer.mediaTypes = polled.current(printer.name, token: token)?.mediaTypes ?? CloudPRNTPrinter.mediaTypes
       answer.jobToken = token
     }
     if !knowsClient {
@@ -89,10 +89,11 @@ struct CloudPRNTFront: Sendable {
     else {
       throw Problem(status: .notFound, title: "Not Found", detail: "no job is offered to this printer with that token")
     }
-    guard CloudPRNTPrinter.mediaTypes.contains(type) else {
-      throw Problem.unsupportedMediaType("jobs are offered as \(CloudPRNTPrinter.mediaTypes.joined(separator: ", "))")
+    let offered = polled.current(printer.name, token: token)?.mediaTypes ?? []
+    guard offered.contains(type) else {
+      throw Problem.unsupportedMediaType("this job is offered as \(offered.joined(separator: ", "))")
     }
-    guard let (document, jobID, first) = polled.fetched(printer.name, token: token) else {
+    guard let (document, jobID, first) = polled.fetched(printer.name, token: token, type: type) else {
       throw Problem(status: .notFound, title: "Not Found", detail: "the job was withdrawn")
     }
     if first {

@@ -18,12 +18,16 @@ final class PolledPrinters: Sendable {
     case ended(CloudPRNTStatus.Confirmation)
   }
 
-  /// A job offered to a device: its token (one per attempt) and its document.
+  /// A job offered to a device: its token (one per attempt) and its document in each media
+  /// type it is offered in, preferred first.
   struct Offer: Sendable {
     let jobID: String
     let token: String
-    let document: Data
+    let documents: [(type: String, data: Data)]
     var stage: Stage
+
+    /// The media types it is offered in.
+    var mediaTypes: [String] { documents.map(\.type) }
   }
 
   /// A printer that polls: its configuration, its last poll, the device's answers to the
@@ -160,9 +164,11 @@ final class PolledPrinters: Sendable {
   }
 
   /// Offers a drawn job to `printer`'s device (the one offer it has).
-  func offer(_ printer: String, jobID: String, token: String, document: Data, now: Date = Date()) {
+  func offer(
+    _ printer: String, jobID: String, token: String, documents: [(type: String, data: Data)], now: Date = Date()
+  ) {
     entries.withLock {
-      $0[printer]?.offer = Offer(jobID: jobID, token: token, document: document, stage: .offered(now))
+      $0[printer]?.offer = Offer(jobID: jobID, token: token, documents: documents, stage: .offered(now))
     }
   }
 
@@ -174,17 +180,22 @@ final class PolledPrinters: Sendable {
     }
   }
 
-  /// The device fetched the offer with `token`: its document, and whether this is the first
-  /// fetch (the queue records it as sent then). Nil when `token` is not the current offer.
-  func fetched(_ printer: String, token: String, now: Date = Date()) -> (document: Data, jobID: String, first: Bool)? {
+  /// The device fetched the offer with `token` as `type` (nil: the first offered): its document,
+  /// and whether this is the first fetch (the queue records it as sent then). Nil when `token`
+  /// is not the current offer or it is not offered as `type`.
+  func fetched(_ printer: String, token: String, type: String? = nil, now: Date = Date()) -> (
+    document: Data, jobID: String, first: Bool
+  )? {
     let (result, wake) = entries.withLock { entries -> ((Data, String, Bool)?, (@Sendable () -> Void)?) in
-      guard var offer = entries[printer]?.offer, offer.token == token else { return (nil, nil) }
+      guard var offer = entries[printer]?.offer, offer.token == token,
+        let document = offer.documents.first(where: { type == nil || $0.type == type })?.data
+      else { return (nil, nil) }
       switch offer.stage {
       case .offered:
         offer.stage = .fetched(now)
         entries[printer]?.offer = offer
-        return ((offer.document, offer.jobID, true), entries[printer]?.wake)
-      case .fetched: return ((offer.document, offer.jobID, false), nil)
+        return ((document, offer.jobID, true), entries[printer]?.wake)
+      case .fetched: return ((document, offer.jobID, false), nil)
       case .ended: return (nil, nil)
       }
     }

@@ -22,7 +22,15 @@ extension PrintWorker {
     // A token of this attempt, at most 30 characters of letters, digits and `.` (what both
     // protocols carry: Epson's printjobid is the narrower).
     let token = String(job.id.filter { $0 != "-" }.prefix(24)) + ".\(job.attempts)"
-    polled.offer(printer.name, jobID: job.id, token: token, document: prepared.encoded)
+    var documents = [(type: String, data: Data)]()
+    if printer.target.kind is CloudPRNTPrinter.Address {
+      // Star raster in both of its media types; a PNG too when the receipt is one page.
+      documents = CloudPRNTPrinter.mediaTypes.map { ($0, prepared.encoded) }
+      if let png = try? await pool.run({ try prepared.encoded(as: .png) }) { documents.append(("image/png", png)) }
+    } else {
+      documents = [(PrintPath.eposPrint.mimeType, prepared.encoded)]
+    }
+    polled.offer(printer.name, jobID: job.id, token: token, documents: documents)
     defer { polled.withdraw(printer.name, token: token) }
     while true {
       let now = Date()
