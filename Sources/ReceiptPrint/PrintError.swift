@@ -39,6 +39,8 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
   case abandoned(String)
   /// A document to print (PDF, raster, image) that cannot be read, or is over a bound.
   case document(String)
+  /// A printer that fetches its jobs from the daemon (CloudPRNT, Server Direct Print) was sent one.
+  case pollsTheDaemon(String)
 
   public var description: String {
     switch self {
@@ -62,8 +64,12 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
       .document(let message):
       return message
     case .badAddress(let address):
+      let forms = PrinterAddress.syntax
       return
-        "'\(address)' is not a printer address: write a CUPS queue name, cups:QUEUE, socket://HOST:PORT (port 1 to 65535), usb:/dev/usb/lp0, serial:/dev/ttyUSB0?baud=115200&flow=rtscts or dir:PATH"
+        "'\(address)' is not a printer address: write a CUPS queue name, \(forms.dropLast().joined(separator: ", ")) or \(forms.last ?? "")"
+    case .pollsTheDaemon(let name):
+      return
+        "printer '\(name)' fetches its jobs from the daemon and cannot be sent one: add it to receipt serve (--printer NAME=\(name) with its model and printerCredentials) and submit the job there"
     }
   }
 }
@@ -74,7 +80,9 @@ extension PrintError {
   /// failed jobs and write errors may pass.
   public var isPermanent: Bool {
     switch self {
-    case .unknownPrinter, .noDefaultPrinter, .mediaNotSupported, .badAddress, .badModel, .encoding, .document: true
+    case .unknownPrinter, .noDefaultPrinter, .mediaNotSupported, .badAddress, .badModel, .encoding, .document,
+      .pollsTheDaemon:
+      true
     default: false
     }
   }

@@ -141,6 +141,16 @@ import Testing
     #expect(text.contains("REPRINT"), "what printed is marked as a reprint: \(text.prefix(300))")
   }
 
+  /// `receipt print` cannot push to a printer that polls: exit 65 and what to do, not a CUPS hint.
+  @Test func theCLISaysAPrinterThatPollsIsReachedThroughTheDaemon() throws {
+    let order = Tool.packageRoot.appendingPathComponent("Templates/Examples/small.json").path
+    for printer in ["cloudprnt:\(Self.mac)", "epson-sdp:bar-01"] {
+      let result = try Tool.run(try Tool.shippedBinary(), ["print", order, "--printer", printer])
+      #expect(result.status == 65, "\(printer): \(result.stderr)")
+      #expect(result.stderr.contains("fetches its jobs from the daemon") && !result.stderr.contains("cupsenable"))
+    }
+  }
+
   /// A device that takes only `image/png` (Star's HI01X lists it) is offered a one-page receipt
   /// as a 1-bit PNG of the printable dots — the preview's dots — and prints it once.
   @Test func aDeviceThatTakesPNGGetsThePreviewsDots() throws {

@@ -29,8 +29,7 @@ public struct CloudPRNTPrinter: Printer {
 
   /// Refused: the printer fetches its jobs from the daemon.
   public func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
-    throw PrintError.printerNotReady(
-      name, reason: "a CloudPRNT printer fetches its jobs: print to it through the daemon (receipt serve)")
+    throw PrintError.pollsTheDaemon(name)
   }
 
   /// The media types a job is offered in, most preferred first: StarPRNT mode (mC-Print3,

@@ -29,8 +29,7 @@ public struct EpsonSDPPrinter: Printer {
 
   /// Refused: the printer fetches its jobs from the daemon.
   public func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
-    throw PrintError.printerNotReady(
-      name, reason: "a Server Direct Print printer fetches its jobs: print to it through the daemon (receipt serve)")
+    throw PrintError.pollsTheDaemon(name)
   }
 
   /// `epson-sdp:ID`: the printer polls the daemon with the ID of its Server Direct Print settings.
