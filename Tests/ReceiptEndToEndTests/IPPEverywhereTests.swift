@@ -203,6 +203,30 @@ import Testing
     #expect(markers.first?.dropFirst().first as? Int == -3, "some paper left, not measured: \(markers)")
   }
 
+  /// PWG 5100.14's `printer-dns-sd-name`, read by ipptool: the printer's name and the host's, as
+  /// it is advertised.
+  @Test func thePrinterSaysItsDNSSDName() throws {
+    let (daemon, work) = try daemon(["till": "dir:\(try Tool.temporaryDirectory().path)"])
+    defer { _ = daemon.terminate() }
+    let test = work.appendingPathComponent("dns-sd-name.test")
+    let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? ""
+    try """
+    {
+      NAME "printer-dns-sd-name"
+      OPERATION Get-Printer-Attributes
+      GROUP operation-attributes-tag
+      ATTR charset attributes-charset utf-8
+      ATTR naturalLanguage attributes-natural-language en
+      ATTR uri printer-uri $uri
+      ATTR keyword requested-attributes printer-dns-sd-name
+      STATUS successful-ok
+      EXPECT printer-dns-sd-name OF-TYPE name COUNT 1 WITH-VALUE "till @ \(host)"
+    }
+    """.write(to: test, atomically: true, encoding: .utf8)
+    let run = try Tool.run("ipptool", ["-t", "ipp://localhost:\(daemon.ippPort ?? 0)/ipp/print/till", test.path])
+    #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+  }
+
   /// The rows of a printed page that have ink.
   func inkedRows(_ page: SimulatedPage) -> [Int] { page.rows.indices.filter { page.rows[$0].contains(true) } }
 

@@ -44,7 +44,7 @@ extension IPPFront {
       let pdl = IPPPrinter.formats.filter { $0 != "application/octet-stream" }.joined(separator: ",")
       let uuid = String(printer.uuid.dropFirst("urn:uuid:".count))
       return DNSSDAdvertiser.Service(
-        name: "\(printer.name) @ \(host)", type: "_ipp._tcp", subtypes: ["_universal", "_print"], port: port,
+        name: printer.dnsSDName, type: "_ipp._tcp", subtypes: ["_universal", "_print"], port: port,
         txt: [
           "txtvers": "1", "qtotal": "1", "rp": "ipp/print/\(printer.name)", "ty": printer.makeAndModel,
           "adminurl": "http://\(host).local:\(port)/ipp/print/\(printer.name)", "note": "", "priority": "0",

@@ -130,6 +130,9 @@ struct IPPPrinter: Sendable {
       keywords("uri-security-supported", uris.map { _ in "none" }),
       keywords("uri-authentication-supported", uris.map { _ in "none" }),
       IPPAttribute("printer-name", .name(name)),
+      // PWG 5100.14: the DNS-SD instance name it is advertised as (also when advertising is off:
+      // the name it would have).
+      IPPAttribute("printer-dns-sd-name", .name(dnsSDName)),
       IPPAttribute("printer-info", .text("\(name) — \(makeAndModel)")),
       IPPAttribute("printer-location", .text("")),
       IPPAttribute("printer-make-and-model", .text(makeAndModel)),
@@ -234,5 +237,14 @@ struct IPPPrinter: Sendable {
   /// `media-col-database`: the roll at the default length and its range (returned only when asked by name).
   var mediaColDatabase: IPPAttribute {
     IPPAttribute("media-col-database", [mediaCol(length: Self.defaultLength), mediaCol(length: nil)])
+  }
+}
+
+extension IPPPrinter {
+  /// The DNS-SD service instance name: the printer's name and this machine's short host name
+  /// (`till @ pos-server`), what ``IPPFront/advertisements(port:)`` registers.
+  var dnsSDName: String {
+    let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "receipt"
+    return "\(name) @ \(host)"
   }
 }
