@@ -24,6 +24,8 @@ import Testing
       ("200 OK", "23 86 00 08 00 00 00 00 00", .stopped, ["other"]),
       ("200 OK", "23 86 08 00 00 00 00 00 00", .stopped, ["offline-report"]),
       ("200 OK", "not hex", .idle, []),
+    ("200 OK", "２３ ８６ 00 00 00 08", .idle, []),  // fullwidth digits are not hex here
+    ("200 OK", String(repeating: "08", count: 40_000), .idle, []),  // longer than any ASB: ignored
     ] as [(String, String?, PrinterState, [String])])
   func aPollSaysWhetherThePrinterCanPrint(code: String, asb: String?, state: PrinterState, reasons: [String]) {
     let status = CloudPRNTStatus(statusCode: code, status: asb).printerStatus
@@ -46,7 +48,11 @@ import Testing
         address.address == "cloudprnt:00:11:62:1d:9a:b7"
           && address.delivery == .polled(device: "cloudprnt:00:11:62:1d:9a:b7"))
     }
-    for bad in ["cloudprnt:", "cloudprnt:00:11:62", "cloudprnt:00:11:62:1d:9a:zz", "cloudprnt:00:11:62:1d:9a:b7:01"] {
+    // Fullwidth digits are hex digits to Swift's Character, not in a MAC address.
+    for bad in [
+      "cloudprnt:", "cloudprnt:00:11:62", "cloudprnt:00:11:62:1d:9a:zz", "cloudprnt:00:11:62:1d:9a:b7:01",
+      "cloudprnt:００:11:62:1d:9a:b7", "cloudprnt:0011621d9aé",
+    ] {
       #expect(PrinterAddress.parse(bad) == nil, "\(bad)")
     }
     #expect(throws: PrintError.self) {

@@ -56,7 +56,7 @@ public struct CloudPRNTPrinter: Printer {
     /// A MAC address as twelve lower-case hex digits in pairs joined by `:`; nil when it is not one.
     public static func normalized(_ text: String) -> String? {
       let digits = text.lowercased().filter { $0 != ":" && $0 != "-" }
-      guard digits.count == 12, digits.allSatisfy(\.isHexDigit) else { return nil }
+      guard digits.count == 12, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return nil }
       let pairs = stride(from: 0, to: 12, by: 2).map { i in
         String(digits[digits.index(digits.startIndex, offsetBy: i)...].prefix(2))
       }

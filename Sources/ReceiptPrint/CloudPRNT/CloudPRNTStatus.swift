@@ -27,14 +27,17 @@ public struct CloudPRNTStatus: Sendable, Equatable {
     asb = status.map(Self.hexBytes) ?? []
   }
 
-  /// Hex bytes written as pairs (`2386000000`) or separated (`23 86 00 00`); empty when not hex.
+  /// Hex bytes written as pairs (`2386000000`) or separated (`23 86 00 00`); empty when not hex
+  /// or longer than an ASB (at most 64 bytes are read).
   static func hexBytes(_ text: String) -> [UInt8] {
-    let tokens =
-      text.contains(where: \.isWhitespace)
-      ? text.split(whereSeparator: \.isWhitespace).map(String.init)
-      : stride(from: 0, to: text.count, by: 2).map { i in String(text.dropFirst(i).prefix(2)) }
-    let bytes = tokens.compactMap { $0.count <= 2 ? UInt8($0, radix: 16) : nil }
-    return bytes.count == tokens.count ? bytes : []
+    let utf8 = Array(text.utf8.prefix(256))
+    let separated = utf8.contains { $0 == 0x20 || $0 == 0x09 }
+    let tokens: [ArraySlice<UInt8>] =
+      separated
+      ? utf8.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 })
+      : stride(from: 0, to: utf8.count, by: 2).map { utf8[$0..<min($0 + 2, utf8.count)] }
+    let bytes = tokens.compactMap { $0.count <= 2 ? UInt8(String(decoding: $0, as: UTF8.self), radix: 16) : nil }
+    return bytes.count == tokens.count && bytes.count <= 64 ? bytes : []
   }
 
   /// The ASB bit `bit` of byte `number` (1-based, as the specification counts them).

@@ -41,7 +41,7 @@ struct CloudPRNTFront: Sendable {
       let printer = polled.printer(device: "cloudprnt:" + normalized), let credentials = printer.credentials,
       authentication.accepts(request, credentials: credentials)
     else {
-      logger.warning("CloudPRNT request from an unknown device or with wrong credentials (mac \(mac ?? "none"))")
+      logger.warning("CloudPRNT request from an unknown device or with wrong credentials (mac \(IPPRequest.printable(mac ?? "none", limit: 64)))")
       return nil
     }
     return printer
@@ -64,7 +64,10 @@ struct CloudPRNTFront: Sendable {
       guard let name = action["request"] as? String else { continue }
       client[name] = (action["result"]).map { "\($0)" } ?? ""
     }
-    if !client.isEmpty { logger.info("CloudPRNT printer \(printer.name): \(client.sorted { $0.key < $1.key })") }
+    if !client.isEmpty {
+      let described = client.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ")
+      logger.info("CloudPRNT printer \(printer.name): \(IPPRequest.printable(described))")
+    }
     let (token, knowsClient) = polled.polled(printer.name, status: status.printerStatus, client: client, now: Date())
     var answer = PollAnswer(jobReady: token != nil)
     if let token {
@@ -119,7 +122,7 @@ struct CloudPRNTFront: Sendable {
     let token = query["token"].map(String.init)
     if polled.confirmed(printer.name, token: token, confirmation) {
       logger.info(
-        "CloudPRNT printer \(printer.name) confirmed \(token ?? "its job"): \(code.removingPercentEncoding ?? code)")
+        "CloudPRNT printer \(printer.name) confirmed \(token ?? "its job"): \(IPPRequest.printable(code.removingPercentEncoding ?? code, limit: 64))")
     }
     return Response(status: .ok)
   }

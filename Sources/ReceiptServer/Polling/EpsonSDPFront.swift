@@ -33,7 +33,7 @@ struct EpsonSDPFront: Sendable {
     guard EpsonSDPPrinter.Address.isValid(id), let printer = polled.printer(device: "epson-sdp:" + id),
       let credentials = printer.credentials, authentication.accepts(request, credentials: credentials)
     else {
-      logger.warning("Server Direct Print request from an unknown printer or with wrong credentials (ID \(id))")
+      logger.warning("Server Direct Print request from an unknown printer or with wrong credentials (ID \(IPPRequest.printable(id, limit: 64)))")
       return authentication.challenge()
     }
     switch form["ConnectionType"] {
