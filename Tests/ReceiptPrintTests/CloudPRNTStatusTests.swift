@@ -24,8 +24,8 @@ import Testing
       ("200 OK", "23 86 00 08 00 00 00 00 00", .stopped, ["other"]),
       ("200 OK", "23 86 08 00 00 00 00 00 00", .stopped, ["offline-report"]),
       ("200 OK", "not hex", .idle, []),
-    ("200 OK", "２３ ８６ 00 00 00 08", .idle, []),  // fullwidth digits are not hex here
-    ("200 OK", String(repeating: "08", count: 40_000), .idle, []),  // longer than any ASB: ignored
+      ("200 OK", "２３ ８６ 00 00 00 08", .idle, []),  // fullwidth digits are not hex here
+      ("200 OK", String(repeating: "08", count: 40_000), .idle, []),  // longer than any ASB: ignored
     ] as [(String, String?, PrinterState, [String])])
   func aPollSaysWhetherThePrinterCanPrint(code: String, asb: String?, state: PrinterState, reasons: [String]) {
     let status = CloudPRNTStatus(statusCode: code, status: asb).printerStatus
@@ -33,12 +33,12 @@ import Testing
   }
 
   @Test func confirmationsSayWhetherTheJobPrinted() {
-    #expect(CloudPRNTStatus.Confirmation(code: "200%20OK") == .printed)
-    #expect(CloudPRNTStatus.Confirmation(code: "OK") == .failed("no code"), "a code is three digits")
+    #expect(PolledConfirmation(cloudPRNTCode: "200%20OK") == .printed)
+    #expect(PolledConfirmation(cloudPRNTCode: "OK") == .failed("no code"), "a code is three digits")
     #expect(
-      CloudPRNTStatus.Confirmation(code: "510 Incompatible media type") == .mediaRefused("510 Incompatible media type"))
-    #expect(CloudPRNTStatus.Confirmation(code: "520%20Timeout") == .failed("520 Timeout"))
-    #expect(CloudPRNTStatus.Confirmation(code: "410 Out of paper") == .failed("410 Out of paper"))
+      PolledConfirmation(cloudPRNTCode: "510 Incompatible media type") == .refused("510 Incompatible media type"))
+    #expect(PolledConfirmation(cloudPRNTCode: "520%20Timeout") == .failed("520 Timeout"))
+    #expect(PolledConfirmation(cloudPRNTCode: "410 Out of paper") == .failed("410 Out of paper"))
   }
 
   @Test func cloudPRNTAddressesAreMACAddresses() throws {

@@ -1,5 +1,4 @@
-public import Foundation
-public import ReceiptLayout
+import Foundation
 
 /// A Star CloudPRNT printer (mC-Print3, TSP100IV, TSP650II with the CloudPRNT interface): it
 /// polls the daemon over HTTP(S) for its next job and confirms each one it printed (Star
@@ -9,7 +8,7 @@ public import ReceiptLayout
 ///
 /// Its jobs are Star raster at the model's dots (``StarRasterEncoder``: `ESC * r A` … `ESC * r B`),
 /// offered as the media types of ``mediaTypes``.
-public struct CloudPRNTPrinter: Printer {
+public struct CloudPRNTPrinter: PollingPrinter {
   /// The device's MAC address (`printerMAC` of its polls), twelve lower-case hex digits with colons.
   public let mac: String
 
@@ -21,16 +20,6 @@ public struct CloudPRNTPrinter: Printer {
   public var name: String { "cloudprnt:\(mac)" }
   /// Star raster, at the resolution the job's model gives.
   public var capabilities: PrinterCapabilities { PrinterCapabilities(format: .escpos) }
-
-  /// Unknown here: only its polls say (the daemon shows them).
-  public func status() throws -> PrinterStatus {
-    PrinterStatus(state: .unknown, message: "a CloudPRNT printer reports its state when it polls the daemon")
-  }
-
-  /// Refused: the printer fetches its jobs from the daemon.
-  public func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
-    throw PrintError.pollsTheDaemon(name)
-  }
 
   /// The media types a job is offered in, most preferred first: StarPRNT mode (mC-Print3,
   /// TSP100IV) and Star Line mode (TSP650II with the HI01X interface) take the same raster

@@ -75,23 +75,19 @@ public struct CloudPRNTStatus: Sendable, Equatable {
       state: stopped ? .stopped : .idle, reasons: reasons,
       message: stopped ? problems.joined(separator: ", ") : (low ? "paper nearly out" : ""))
   }
+}
 
-  /// A job confirmation's `code` (`200 OK`, `510 …`): printed (2xx), refused for its media
-  /// (51x: printing it again cannot help), or another failure.
-  public enum Confirmation: Sendable, Equatable {
-    case printed
-    case mediaRefused(String)
-    case failed(String)
-
-    /// Reads a confirmation's `code` parameter.
-    public init(code: String) {
-      let status = CloudPRNTStatus(statusCode: code)
-      let described = status.text.isEmpty ? "\(status.code)" : "\(status.code) \(status.text)"
-      switch status.code / 100 {
-      case 2: self = .printed
-      case 5 where status.code / 10 == 51: self = .mediaRefused(described)
-      default: self = .failed(status.code == 0 ? "no code" : described)
-      }
+extension PolledConfirmation {
+  /// A CloudPRNT job confirmation's `code` (`200 OK`, `510 …`): printed (2xx), refused for its
+  /// media (51x: printing it again cannot help), or another failure (Star CloudPRNT Protocol
+  /// Guide, "Print job confirmation (DELETE)" and "Printer Status Codes").
+  public init(cloudPRNTCode code: String) {
+    let status = CloudPRNTStatus(statusCode: code)
+    let described = status.text.isEmpty ? "\(status.code)" : "\(status.code) \(status.text)"
+    switch status.code / 100 {
+    case 2: self = .printed
+    case 5 where status.code / 10 == 51: self = .refused(described)
+    default: self = .failed(status.code == 0 ? "no code" : described)
     }
   }
 }

@@ -1,5 +1,4 @@
-public import Foundation
-public import ReceiptLayout
+import Foundation
 
 /// An Epson printer with Server Direct Print (TM-m30III, TM-T88VI/VII, TM-m50, the TM-i
 /// series): it `POST`s `ConnectionType=GetRequest&ID=…` to a server at an interval, prints the
@@ -9,7 +8,7 @@ public import ReceiptLayout
 ///
 /// Its jobs are ePOS-Print XML whose `<image>`s are the receipt's dots at the model's width
 /// (``EPOSPrintEncoder``).
-public struct EpsonSDPPrinter: Printer {
+public struct EpsonSDPPrinter: PollingPrinter {
   /// The ID set in the printer's Server Direct Print settings (its requests carry it).
   public let id: String
 
@@ -21,16 +20,6 @@ public struct EpsonSDPPrinter: Printer {
   public var name: String { "epson-sdp:\(id)" }
   /// ePOS-Print XML, at the resolution the job's model gives.
   public var capabilities: PrinterCapabilities { PrinterCapabilities(format: .eposPrint) }
-
-  /// Unknown here: only its requests and results say (the daemon shows them).
-  public func status() throws -> PrinterStatus {
-    PrinterStatus(state: .unknown, message: "a Server Direct Print printer reports its state to the daemon")
-  }
-
-  /// Refused: the printer fetches its jobs from the daemon.
-  public func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
-    throw PrintError.pollsTheDaemon(name)
-  }
 
   /// `epson-sdp:ID`: the printer polls the daemon with the ID of its Server Direct Print settings.
   public struct Address: PrinterKind {

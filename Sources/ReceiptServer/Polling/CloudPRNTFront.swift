@@ -41,7 +41,9 @@ struct CloudPRNTFront: Sendable {
       let printer = polled.printer(device: "cloudprnt:" + normalized), let credentials = printer.credentials,
       authentication.accepts(request, credentials: credentials)
     else {
-      logger.warning("CloudPRNT request from an unknown device or with wrong credentials (mac \(IPPRequest.printable(mac ?? "none", limit: 64)))")
+      logger.warning(
+        "CloudPRNT request from an unknown device or with wrong credentials (mac \(IPPRequest.printable(mac ?? "none", limit: 64)))"
+      )
       return nil
     }
     return printer
@@ -118,11 +120,12 @@ struct CloudPRNTFront: Sendable {
       return authentication.challenge()
     }
     let code = query["code"].map(String.init) ?? ""
-    let confirmation = CloudPRNTStatus.Confirmation(code: code)
+    let confirmation = PolledConfirmation(cloudPRNTCode: code)
     let token = query["token"].map(String.init)
     if polled.confirmed(printer.name, token: token, confirmation) {
       logger.info(
-        "CloudPRNT printer \(printer.name) confirmed \(token ?? "its job"): \(IPPRequest.printable(code.removingPercentEncoding ?? code, limit: 64))")
+        "CloudPRNT printer \(printer.name) confirmed \(token ?? "its job"): \(IPPRequest.printable(code.removingPercentEncoding ?? code, limit: 64))"
+      )
     }
     return Response(status: .ok)
   }

@@ -33,7 +33,9 @@ struct EpsonSDPFront: Sendable {
     guard EpsonSDPPrinter.Address.isValid(id), let printer = polled.printer(device: "epson-sdp:" + id),
       let credentials = printer.credentials, authentication.accepts(request, credentials: credentials)
     else {
-      logger.warning("Server Direct Print request from an unknown printer or with wrong credentials (ID \(IPPRequest.printable(id, limit: 64)))")
+      logger.warning(
+        "Server Direct Print request from an unknown printer or with wrong credentials (ID \(IPPRequest.printable(id, limit: 64)))"
+      )
       return authentication.challenge()
     }
     switch form["ConnectionType"] {
@@ -73,16 +75,16 @@ struct EpsonSDPFront: Sendable {
       return Response(status: .ok)
     }
     if !result.accepted {
-      polled.confirmed(printer.name, token: nil, .mediaRefused("the printer refused the XML: \(result.error)"))
+      polled.confirmed(printer.name, token: nil, .refused("the printer refused the XML: \(result.error)"))
     }
     for print in result.prints {
       let status = EpsonSDPResult.printerStatus(bits: print.status, code: print.code)
       polled.reported(printer.name, status: status)
-      let confirmation: CloudPRNTStatus.Confirmation =
+      let confirmation: PolledConfirmation =
         print.success
         ? .printed
         : ["SchemaError", "DeviceNotFound"].contains(print.code)
-          ? .mediaRefused(print.code) : .failed(print.code.isEmpty ? status.message : print.code)
+          ? .refused(print.code) : .failed(print.code.isEmpty ? status.message : print.code)
       if polled.confirmed(printer.name, token: print.jobID, confirmation) {
         logger.info(
           "Server Direct Print printer \(printer.name) reported \(print.jobID): \(print.success ? "printed" : print.code)"

@@ -15,7 +15,7 @@ final class PolledPrinters: Sendable {
     /// Fetched by the device then, not confirmed yet.
     case fetched(Date)
     /// The device said how it ended.
-    case ended(CloudPRNTStatus.Confirmation)
+    case ended(PolledConfirmation)
   }
 
   /// A job offered to a device: its token (one per attempt) and its document in each media
@@ -205,7 +205,7 @@ final class PolledPrinters: Sendable {
 
   /// The device's confirmation of the offer with `token`; false when it is not the current one.
   @discardableResult
-  func confirmed(_ printer: String, token: String?, _ confirmation: CloudPRNTStatus.Confirmation) -> Bool {
+  func confirmed(_ printer: String, token: String?, _ confirmation: PolledConfirmation) -> Bool {
     let wake = entries.withLock { entries -> (@Sendable () -> Void)?? in
       guard var offer = entries[printer]?.offer, token == nil || offer.token == token else { return .none }
       if case .ended = offer.stage { return .none }

@@ -37,7 +37,7 @@ extension PrintWorker {
       switch polled.stage(printer.name, token: token) {
       case .ended(.printed)?:
         return nil
-      case .ended(.mediaRefused(let why))?:
+      case .ended(.refused(let why))?:
         throw ReceiptError(
           .printer, "printer \(printer.name) cannot print the job as it was offered: \(why)", permanent: true)
       case .ended(.failed(let why))?:
