@@ -12,6 +12,23 @@ let strictImports: [SwiftSetting] = [
   .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// The shipped binaries link the Swift runtime and Foundation statically in release builds (half
+/// the process start-up). It is a link setting only: every module compiles with the same flags
+/// for the binaries and for the tests, so `make test` builds the package once (Swift Testing has
+/// no static module to compile against). Compiling with `-static-stdlib` names Foundation's
+/// static archives in each object; linking alone must name them, in one group as they refer to
+/// each other (CLITests checks that the binaries load no Swift library).
+let staticFoundation = [
+  "Foundation", "FoundationXML", "_CFXMLInterface", "xml2", "FoundationInternationalization", "_FoundationICU",
+  "FoundationEssentials", "_FoundationCShims", "_FoundationCollections", "CoreFoundation", "swiftSynchronization",
+]
+let shippedLinking: [LinkerSetting] = [
+  .unsafeFlags(
+    ["-static-stdlib", "-Xlinker", "--start-group"] + staticFoundation.flatMap { ["-Xlinker", "-l\($0)"] } + [
+      "-Xlinker", "--end-group",
+    ], .when(configuration: .release))
+]
+
 let package = Package(
   name: "receipt",
   platforms: [.macOS(.v14)],
@@ -117,14 +134,16 @@ let package = Package(
       dependencies: [
         "ReceiptKit", "ReceiptCommandLine", "CDeflateLevel",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ]
+      ],
+      linkerSettings: shippedLinking
     ),
     .executableTarget(
       name: "receipt-daemon",
       dependencies: [
         "ReceiptKit", "ReceiptServer", "ReceiptCommandLine", "CDeflateLevel",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ]
+      ],
+      linkerSettings: shippedLinking
     ),
 
     .executableTarget(

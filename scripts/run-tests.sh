@@ -7,7 +7,8 @@
 # Swift's concurrency pool) run apart from the rest, whose tests block or busy their threads on
 # purpose (the shipped binary run and waited for, layouts, renders) — on two cores they would
 # starve the pool the in-process daemons need, and their timeouts would measure the test run, not
-# the daemon. Extra arguments go to both phases. Prints the wall time of each.
+# the daemon. Extra arguments go to both phases. Prints the wall time of each. The tests are the
+# release build's (`make test` builds it once, with testability: see the Makefile).
 set -uo pipefail
 # The directories of failed runs older than half a day go (a run takes well under that; each can
 # hold PostgreSQL clusters of ~450 MB).
@@ -22,7 +23,8 @@ phase() {
   local name=$1
   shift
   local started=$SECONDS
-  TMPDIR="$run_dir/tmp" swift test --skip-build --disable-xctest "$@" 2>&1 | tee -a "$log"
+  TMPDIR="$run_dir/tmp" swift test -c release -Xswiftc -enable-testing --skip-build --disable-xctest "$@" 2>&1 |
+    tee -a "$log"
   local result=${PIPESTATUS[0]}
   echo "tests: $name took $((SECONDS - started)) s (exit $result)" | tee -a "$log"
   ((result == 0)) || status=$result

@@ -37,13 +37,13 @@ python_tools() {
   # zxing-cpp decodes the 2D symbologies zbar cannot (PDF417, DataMatrix, Aztec) in the tests;
   # schemathesis and openapi-spec-validator check the daemon against its OpenAPI contract;
   # python-escpos is an independent ESC/POS encoder to compare bytes with; pyipp is Home
-  # Assistant's IPP client.
+  # Assistant's IPP client; Babel is CLDR's currency digits and formats (the oracle of `money`).
   if [[ "${1:-}" == "--test" ]] &&
-    ! python3 -c "import zxingcpp, numpy, schemathesis, openapi_spec_validator, escpos, pyphen, hyphen, pyipp" 2>/dev/null; then
-    echo "setup: installing Python test tools: zxing-cpp numpy schemathesis openapi-spec-validator python-escpos pyphen pyhyphen pyipp"
+    ! python3 -c "import zxingcpp, numpy, schemathesis, openapi_spec_validator, escpos, pyphen, hyphen, pyipp, babel" 2>/dev/null; then
+    echo "setup: installing Python test tools: zxing-cpp numpy schemathesis openapi-spec-validator python-escpos pyphen pyhyphen pyipp babel"
     PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
       zxing-cpp numpy "schemathesis==4.32.5" "openapi-spec-validator>=0.7" "python-escpos==3.1" "pyphen==0.18.1" \
-      "pyhyphen==4.0.4" "pyipp==0.17.2"
+      "pyhyphen==4.0.4" "pyipp==0.17.2" "babel==2.19.0"
   fi
 }
 

@@ -17,15 +17,19 @@ extension TextLayouter {
   /// Greedy line breaking at the paragraph's break opportunities (UAX #14 in word mode), with
   /// trailing spaces hanging; a word wider than the line wraps between graphemes. At most
   /// `budget` lines (0 = unlimited); a cut paragraph's last line is truncated with an ellipsis.
-  func breakLines(_ p: Paragraph, available: Double, style: ParagraphStyle, budget: Int) -> [LineSpan] {
+  /// The first line is `firstAvailable` wide (its own indent), the others `available`.
+  func breakLines(
+    _ p: Paragraph, available lineAvailable: Double, firstAvailable: Double, style: ParagraphStyle, budget: Int
+  ) -> [LineSpan] {
     let n = p.units.count
     guard n > 0 else { return [LineSpan(start: 0, end: 0)] }
     let budget = style.lineBreakMode == .truncate ? 1 : budget
-    let limit = available + 1e-9
     var lines: [LineSpan] = []
     var start = 0
     var b = 0
     while start < n {
+      let available = lines.isEmpty ? firstAvailable : lineAvailable
+      let limit = available + 1e-9
       if budget > 0, lines.count == budget - 1, lineWidth(p, start, n, available: available, style: style) > limit {
         lines.append(
           LineSpan(start: start, end: truncationEnd(p, start, available: available, style: style), truncated: true))

@@ -23,6 +23,7 @@ extension TextLayouter {
   /// boundaries), for a paragraph whose style hyphenates automatically.
   func dictionaryPoints(_ p: Paragraph, in range: Range<Int>) -> [Int] {
     guard let language = p.hyphenation, let hyphenator = Hyphenator.forLanguage(language) else { return [] }
+    guard !isCode(p, around: range) else { return [] }
     var points: [Int] = []
     var i = range.lowerBound
     while i < range.upperBound {
@@ -44,6 +45,41 @@ extension TextLayouter {
       let g = p.graphemeIndex(after: point - 1)
       return g < p.graphemes.count && p.graphemes[g] == point
     }
+  }
+
+  /// Whether the token around `range` (the text between white space) is a code, not a word:
+  /// it holds a digit, `@`, `/` or `_`, or a capital after a small letter (`p4TrW8cLm-QeB7`,
+  /// `SKU_1042`, `anna@example.com`, `iPhone`). A hyphen in one would print a character the
+  /// code does not have, as word processors know; such tokens wrap between graphemes instead.
+  /// A token longer than ``maxHyphenatedUnits`` on either side is a code too.
+  func isCode(_ p: Paragraph, around range: Range<Int>) -> Bool {
+    func isSpace(_ u: UInt16) -> Bool { u == 0x20 || u == 0x09 || u == 0xA0 || u == 0x0A || u == 0x3000 }
+    var start = range.lowerBound
+    while start > 0, !isSpace(p.units[start - 1]) {
+      start -= 1
+      if range.lowerBound - start > Self.maxHyphenatedUnits { return true }
+    }
+    var end = range.upperBound
+    while end < p.units.count, !isSpace(p.units[end]) {
+      end += 1
+      if end - range.upperBound > Self.maxHyphenatedUnits { return true }
+    }
+    var previousLower = false
+    for unit in p.units[start..<end] {
+      switch unit {
+      case 0x30...0x39, 0x40, 0x2F, 0x5F: return true
+      default: break
+      }
+      guard !UTF16.isLeadSurrogate(unit), !UTF16.isTrailSurrogate(unit), let scalar = Unicode.Scalar(unit) else {
+        previousLower = false
+        continue
+      }
+      let properties = scalar.properties
+      if properties.numericType == .decimal { return true }
+      if properties.isUppercase, previousLower { return true }
+      previousLower = properties.isLowercase
+    }
+    return false
   }
 
   private func isLetter(_ unit: UInt16) -> Bool {

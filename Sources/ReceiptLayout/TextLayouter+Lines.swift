@@ -31,15 +31,18 @@ extension TextLayouter {
     if let kept = entry.boxes.first(where: { $0.width == width }) { return kept.box }
     let paragraphs = entry.paragraphs
     let available = max(0, width - style.headIndent - style.tailIndent)
+    let firstAvailable = max(0, width - style.firstLineIndent - style.tailIndent)
     var box = TextBox()
     for (index, p) in paragraphs.enumerated() {
       let budget = style.maxLines > 0 ? style.maxLines - box.lineCount : 0
       if style.maxLines > 0 && budget <= 0 { break }
-      let spans = breakLines(p, available: available, style: style, budget: budget)
+      let spans = breakLines(p, available: available, firstAvailable: firstAvailable, style: style, budget: budget)
       for (i, span) in spans.enumerated() {
         if box.lineCount > 0 { box.height += style.lineSpacing }
         let last = i == spans.count - 1
-        try appendLine(p, span, to: &box, text: text, width: width, available: available, last: last)
+        try appendLine(
+          p, span, to: &box, text: text, width: width, indent: i == 0 ? style.firstLineIndent : style.headIndent,
+          available: i == 0 ? firstAvailable : available, last: last)
       }
       if index < paragraphs.count - 1 { box.height += style.paragraphSpacing }
     }
@@ -56,7 +59,7 @@ extension TextLayouter {
     for p in entry.paragraphs {
       widest = max(widest, lineWidth(p, 0, p.units.count, available: .greatestFiniteMagnitude / 4, style: style))
     }
-    let width = widest + style.headIndent + style.tailIndent
+    let width = widest + style.firstLineIndent + style.tailIndent
     entry.naturalWidth = width
     return width
   }
@@ -75,14 +78,14 @@ extension TextLayouter {
         start = b
       }
     }
-    let width = widest + style.headIndent + style.tailIndent
+    let width = widest + max(style.headIndent, style.firstLineIndent) + style.tailIndent
     entry.minContentWidth = width
     return width
   }
 
   private func appendLine(
     _ p: Paragraph, _ span: LineSpan, to box: inout TextBox, text: AttributedText, width: Double,
-    available: Double, last: Bool
+    indent: Double, available: Double, last: Bool
   ) throws {
     let style = text.paragraphStyle
     let end = p.trimmingTrailingSpaces(span.start, span.end)
@@ -151,8 +154,8 @@ extension TextLayouter {
       if !last, segments.count == 1, spaces > 0 { extraPerSpace = free / Double(spaces) }
     }
 
-    let boxLeft = rtl ? style.tailIndent : style.headIndent
-    let boxRight = width - (rtl ? style.headIndent : style.tailIndent)
+    let boxLeft = rtl ? style.tailIndent : indent
+    let boxRight = width - (rtl ? indent : style.tailIndent)
     var tabEnd = widths[0]
     for (index, segment) in segments.enumerated() {
       let segmentWidth = extraPerSpace > 0 ? available : widths[index]
@@ -177,7 +180,7 @@ extension TextLayouter {
       }
     }
     box.height = top + height
-    box.width = max(box.width, lineWidth + style.headIndent + style.tailIndent)
+    box.width = max(box.width, lineWidth + indent + style.tailIndent)
     if box.firstBaseline == nil { box.firstBaseline = baseline }
     box.lineCount += 1
   }
@@ -262,8 +265,12 @@ extension TextLayouter {
     let shaped = shapeStandalone(String(leader), font: tab.font, attributes: tab.attributes, level: 0)
     let advance = shaped.reduce(0) { $0 + $1.advance }
     guard advance > 0.1 else { return }
-    let first = (from / advance).rounded(.up)
-    let last = (to / advance).rounded(.down) - 1
+    // A gap of half a space at each end, whatever the grid: a dot must not touch the text it
+    // leads to ("…….-2,92 €" read as a different amount once a 180-dpi head rounded them together).
+    let space = (tab.font.advance(of: 0x20) ?? 0.25) * tab.attributes.font.size * tab.attributes.horizontalScale
+    let gap = space / 2
+    let first = ((from + gap) / advance).rounded(.up)
+    let last = ((to - gap) / advance).rounded(.down) - 1
     guard last >= first else { return }
     var glyphs: [Glyph] = []
     var text = ""

@@ -44,6 +44,12 @@ struct DataPath: Hashable, Sendable, CustomStringConvertible {
     self.segments = segments
   }
 
+  /// A path of segments that starts with a key.
+  init(segments: [Segment]) {
+    precondition(segments.first.map { if case .key = $0 { true } else { false } } ?? false)
+    self.segments = segments
+  }
+
   var description: String {
     segments.enumerated().map { i, s in
       switch s {

@@ -42,6 +42,7 @@ struct ParagraphPatch {
   var lineSpacing: Double?
   var paragraphSpacing: Double?
   var headIndent: Double?
+  var firstLineHeadIndent: Double?
   var tailIndent: Double?
   var defaultTabInterval: Double?
   var tabGap: Double?
@@ -57,6 +58,7 @@ struct ParagraphPatch {
     if let lineSpacing { p.lineSpacing = lineSpacing }
     if let paragraphSpacing { p.paragraphSpacing = paragraphSpacing }
     if let headIndent { p.headIndent = headIndent }
+    if let firstLineHeadIndent { p.firstLineHeadIndent = firstLineHeadIndent }
     if let tailIndent { p.tailIndent = tailIndent }
     if let defaultTabInterval { p.defaultTabInterval = defaultTabInterval }
     if let tabGap { p.tabGap = tabGap }

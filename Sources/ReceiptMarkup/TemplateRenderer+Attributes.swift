@@ -8,14 +8,15 @@ enum Vocabulary {
     "letter-spacing", "language", "class",
   ]
   static let paragraph: Set<String> = [
-    "align", "line-spacing", "paragraph-spacing", "indent", "tail-indent", "tabs", "tab-interval", "tab-gap", "wrap",
+    "align", "line-spacing", "paragraph-spacing", "indent", "first-line-indent", "tail-indent", "tabs", "tab-interval",
+    "tab-gap", "wrap",
     "max-lines", "direction", "hyphens",
   ]
   static let cell: Set<String> = ["weight", "width", "align"]
   static let elements: [String: Set<String>] = [
     "receipt": textStyle.union(paragraph).union([
       "paper", "dpi", "margin", "margin-top", "margin-bottom", "margin-left", "margin-right", "title", "locale",
-      "currency", "timezone", "rounding", "digits",
+      "currency", "timezone", "rounding", "digits", "root",
     ]),
     "fragment": [],
     "column": textStyle.union(paragraph).union(["spacing", "grid"]),
@@ -200,6 +201,7 @@ extension TemplateRenderer {
     if let v = try a.length("line-spacing", resolution: resolution) { p.lineSpacing = v.points }
     if let v = try a.length("paragraph-spacing", resolution: resolution) { p.paragraphSpacing = v.points }
     if let v = try a.length("indent", resolution: resolution) { p.headIndent = v.points }
+    if let v = try a.length("first-line-indent", resolution: resolution) { p.firstLineHeadIndent = v.points }
     if let v = try a.length("tail-indent", resolution: resolution) { p.tailIndent = v.points }
     if let v = try a.length("tab-interval", resolution: resolution) { p.defaultTabInterval = max(1, v.points) }
     if let v = try a.length("tab-gap", resolution: resolution) { p.tabGap = max(0, v.points) }

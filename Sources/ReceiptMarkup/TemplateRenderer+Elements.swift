@@ -93,9 +93,8 @@ extension TemplateRenderer {
     case nil, .null?:
       // Without data the body is expanded once, with an empty item, so it is checked too.
       if placeholders { items = [.object([:])]; break }
-      let what = expression.plainPath.map { "$\($0)" } ?? "'\(itemsText)'"
-      try warn(
-        node.location, "no array at \(what); repeated nothing", strictly: "no array at \(what) in the order data")
+      // A missing or null list is an empty one: Square, Shopify and most APIs leave out the
+      // lists an order does not have (`modifiers`, `discounts`) rather than send `[]`.
       return
     case let other?:
       let what = expression.plainPath.map { "$\($0)" } ?? "'\(itemsText)'"

@@ -32,7 +32,10 @@ extension TemplateRenderer {
     let absent = value == nil || value == .null
     switch call.name {
     case "default":
-      return absent || value?.text == "" ? .string(argument(0) ?? "") : value
+      guard absent || value?.text == "" else { return value }
+      // `default:[]`: a list (for `<repeat>`, `count`, `sum`); anything else is text.
+      let fallback = argument(0) ?? ""
+      return fallback == "[]" ? .array([]) : .string(fallback)
     case "timezone":
       let z = try ValueFormatter.zone(argument(0) ?? "", at: locator(call.arguments[0].offset))
       zone = z
@@ -45,6 +48,8 @@ extension TemplateRenderer {
     switch call.name {
     case "currency", "number", "percent":
       return .string(try formatter.formatNumber(value, style: call.name, argument: argument(0), at: location))
+    case "money":
+      return .string(try formatter.formatMoney(value, argument: argument(0), at: location))
     case "round":
       return try formatter.round(value, digits: argument(0), mode: argument(1), at: location)
     case "date", "time", "datetime":

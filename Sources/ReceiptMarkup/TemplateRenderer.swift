@@ -102,7 +102,8 @@ final class TemplateRenderer {
   static let maxIncludeDepth = 8
 
   let library: TemplateLibrary
-  let order: JSONValue
+  /// The data paths bind in: the order, or its member named by `root` on `<receipt>`.
+  var order: JSONValue
   let options: TemplateOptions
   var styles = StyleSheet()
   var strings: LocalizedStrings
@@ -171,6 +172,7 @@ final class TemplateRenderer {
       throw TemplateError(root.location, "the root element must be <receipt>, not <\(root.name)>")
     }
     let sheets = try readStyleSheets(document)
+    try enterDataRoot(of: root)
     var scope = Scope(root: order, variables: options.variables)
     let a = try attributes(of: root, allowed: Vocabulary.elements["receipt"]!, scope: scope)
     // The locale: options, then the order, then the template; every one of them must be known.
@@ -356,6 +358,9 @@ final class TemplateRenderer {
       let path = missing.first.map { "$\($0)" } ?? "the expression"
       let location = locator(expression.offset)
       var message = "no value at \(path) in the order data"
+      if let first = missing.first, let member = memberHolding(first, scope: scope) {
+        message += " (the data has it one level down, under \"\(member)\": write root=\"\(member)\" on <receipt>)"
+      }
       if let name = missing.first.map({ "\($0)" }), name.contains("-") {
         // `total-total_tax` is one name (names may hold '-'); a subtraction needs spaces.
         message +=

@@ -24,7 +24,7 @@ extension ValueFormatter {
       }
     }
     switch name {
-    case "currency":
+    case "currency", "money":
       if let code = argument(0) { try currency(code, at: location) }
     case "number", "percent":
       try whole(0, "a count of fraction digits", 0...10)

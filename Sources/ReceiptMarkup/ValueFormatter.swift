@@ -20,6 +20,7 @@ struct ValueFormatter {
 
   static let specs: [String: Spec] = [
     "currency": Spec(arguments: 0...1, usage: "currency or currency:EUR"),
+    "money": Spec(arguments: 0...1, usage: "money or money:EUR (minor units: 1250 is 12.50 EUR)"),
     "number": Spec(arguments: 0...1, usage: "number or number:2 (fraction digits)"),
     "percent": Spec(arguments: 0...1, usage: "percent or percent:1"),
     "round": Spec(arguments: 0...2, usage: "round:2 or round:2:half-even"),

@@ -76,8 +76,13 @@ public struct ParagraphStyle: Hashable, Sendable {
   public var lineSpacing: Double
   /// Extra space after each paragraph (not after the last one), in points.
   public var paragraphSpacing: Double
-  /// Indent of every line from the leading edge, in points.
+  /// Indent of every line from the leading edge, in points (the first line of each paragraph
+  /// takes ``firstLineHeadIndent`` instead when that is set).
   public var headIndent: Double
+  /// Indent of each paragraph's first line from the leading edge, in points, as
+  /// `NSParagraphStyle.firstLineHeadIndent`; nil is ``headIndent``. Smaller than the head
+  /// indent, it makes a hanging indent (wrapped lines under the text, not under a "+ ").
+  public var firstLineHeadIndent: Double?
   /// Indent from the trailing edge, in points.
   public var tailIndent: Double
   public var tabStops: [TabStop]
@@ -90,13 +95,16 @@ public struct ParagraphStyle: Hashable, Sendable {
   /// The least space between text and the text after a tab, in points; nil is one space of the
   /// tab's font. Text after a tab that cannot keep it moves to the next line, at its stop.
   public var tabGap: Double?
+
+  /// The indent of a paragraph's first line (``firstLineHeadIndent``, else ``headIndent``).
+  public var firstLineIndent: Double { firstLineHeadIndent ?? headIndent }
   /// Whether words are hyphenated at line ends.
   public var hyphenation: Hyphenation
 
   /// Creates a paragraph style; every parameter has the plain default.
   public init(
     alignment: TextAlignment = .leading, lineSpacing: Double = 0, paragraphSpacing: Double = 0,
-    headIndent: Double = 0, tailIndent: Double = 0, tabStops: [TabStop] = [],
+    headIndent: Double = 0, firstLineHeadIndent: Double? = nil, tailIndent: Double = 0, tabStops: [TabStop] = [],
     defaultTabInterval: Double = 36, lineBreakMode: LineBreakMode = .word, maxLines: Int = 0,
     baseDirection: BaseDirection = .auto, tabGap: Double? = nil, hyphenation: Hyphenation = .manual
   ) {
@@ -104,6 +112,7 @@ public struct ParagraphStyle: Hashable, Sendable {
     self.lineSpacing = lineSpacing
     self.paragraphSpacing = paragraphSpacing
     self.headIndent = headIndent
+    self.firstLineHeadIndent = firstLineHeadIndent
     self.tailIndent = tailIndent
     self.tabStops = tabStops
     self.defaultTabInterval = defaultTabInterval

@@ -78,7 +78,10 @@ package final class ReceiptServer: Sendable {
     ipp = IPPFront(configuration: configuration, store: store, logger: logger) { workers.hold(of: $0) }
     api = HTTPAPI(
       configuration: configuration, store: store, engine: engine, logger: logger, metrics: metrics, blocking: blocking,
-      hub: hub, probe: probe, polling: PollingFronts(polled: polled, store: store, logger: logger))
+      hub: hub, probe: probe, polling: PollingFronts(polled: polled, store: store, logger: logger),
+      webhooks: WebhookFront(
+        webhooks: configuration.webhooks, configuration: configuration, store: store, metrics: metrics,
+        logger: logger))
     // The queue's wake-ups reach the printer's worker at once.
     store.observeWork { printer in workers.wake(printer) }
     // Every committed change of a job, in commit order, to the event feed.

@@ -12,6 +12,9 @@ final class ServerMetrics: Sendable {
     var printSum = 0.0
     /// Per route since the daemon started: tickets accepted, printed, and moved to a fallback.
     var routeCounters: [String: [String: Int]] = [:]
+    /// Per webhook since the daemon started: deliveries by outcome (`accepted`, `repeated`,
+    /// `refused`: a bad signature).
+    var webhookCounters: [String: [String: Int]] = [:]
   }
 
   private let state = Locked(State())
@@ -19,6 +22,13 @@ final class ServerMetrics: Sendable {
   func countTicket(route: String) { count("accepted", route: route) }
   func countPrintedTicket(route: String) { count("printed", route: route) }
   func countFailover(route: String) { count("failed_over", route: route) }
+
+  /// A webhook delivery: a new one (`accepted: true`), one seen before (`false`), or — from
+  /// the signature check — refused.
+  func countWebhook(_ name: String, accepted: Bool?) {
+    let outcome = accepted.map { $0 ? "accepted" : "repeated" } ?? "refused"
+    state.withLock { $0.webhookCounters[name, default: [:]][outcome, default: 0] += 1 }
+  }
 
   private func count(_ what: String, route: String) {
     state.withLock { $0.routeCounters[what, default: [:]][route, default: 0] += 1 }
@@ -52,6 +62,13 @@ final class ServerMetrics: Sendable {
       out += "# TYPE receipt_route_tickets_\(what)_total counter\n"
       for (route, n) in (state.routeCounters[what] ?? [:]).sorted(by: { $0.key < $1.key }) {
         out += "receipt_route_tickets_\(what)_total{route=\"\(route)\"} \(n)\n"
+      }
+    }
+    out += "# HELP receipt_webhook_deliveries_total Webhook deliveries by outcome.\n"
+    out += "# TYPE receipt_webhook_deliveries_total counter\n"
+    for (webhook, outcomes) in state.webhookCounters.sorted(by: { $0.key < $1.key }) {
+      for (outcome, n) in outcomes.sorted(by: { $0.key < $1.key }) {
+        out += "receipt_webhook_deliveries_total{webhook=\"\(webhook)\",outcome=\"\(outcome)\"} \(n)\n"
       }
     }
     for (name, counts, sum) in [

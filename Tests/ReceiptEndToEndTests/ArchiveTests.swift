@@ -51,6 +51,20 @@ import Testing
     ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     #expect(document.headers["repr-digest"] == "sha-256=:\(digest):", "\(document.headers)")
     #expect(try Data(contentsOf: file) == document.body)
+    // The archived document keeps the template's title and metadata, as a preview of the same
+    // order does (poppler reads both).
+    let order = try String(contentsOfFile: "\(Self.templates)/Examples/small.json", encoding: .utf8)
+    let preview = try daemon.request(
+      "POST", "/v1/render?format=pdf", body: Data(#"{"template": "receipt", "data": \#(order)}"#.utf8))
+    try preview.body.write(to: work.appendingPathComponent("preview.pdf"))
+    func info(_ name: String) throws -> [String] {
+      try Tool.run("pdfinfo", [work.appendingPathComponent(name).path]).stdout.split(separator: "\n")
+        .filter { $0.hasPrefix("Title:") || $0.hasPrefix("Creator:") || $0.hasPrefix("Producer:") }.map(String.init)
+    }
+    let archived = try info("served.pdf")
+    #expect(archived.contains { $0.hasPrefix("Title:") && $0.contains("Receipt ") }, "\(archived)")
+    #expect(archived == (try info("preview.pdf")), "archive \(archived) / preview")
+    #expect(!archived.joined().contains("receipt-job-"), "\(archived)")
     // One document 31 days old, one 29: the next start removes the first only.
     #expect(daemon.terminate() == 0)
     for (id, days) in [(ids[0], 31), (ids[1], 29)] {

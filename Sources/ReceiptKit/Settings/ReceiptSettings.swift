@@ -58,6 +58,8 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
   /// Seconds a printer that polls has to confirm a job it fetched before it is offered again,
   /// marked as a reprint (default 120).
   public var confirmTimeout: Double?
+  /// Name → a signed webhook at `POST /v1/webhooks/NAME` (see ``WebhookSettings``).
+  public var webhooks: [String: WebhookSettings]?
 
   /// No settings.
   public init() {}
@@ -85,7 +87,7 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
       "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays", "printerPapers",
       "printerTrimRoll", "ipp",
       "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes", "documentDays", "printerCredentials", "pollTimeout",
-      "confirmTimeout",
+      "confirmTimeout", "webhooks",
     ]
     let object: [String: JSONValue]
     do {
@@ -110,6 +112,17 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
         }
       }
     }
+    if case .object(let hooks)? = object["webhooks"] {
+      for (name, hook) in hooks.sorted(by: { $0.key < $1.key }) {
+        guard case .object(let fields) = hook else { continue }
+        if let unknown = fields.keys.sorted().first(where: { !WebhookSettings.fields.contains($0) }) {
+          throw ReceiptError(
+            .data,
+            "\(file.path): webhook '\(name)' has the unknown field '\(unknown)'; a webhook has \(WebhookSettings.fields.sorted().joined(separator: ", "))"
+          )
+        }
+      }
+    }
     do {
       self = try JSONDecoder().decode(ReceiptSettings.self, from: data)
     } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
@@ -119,7 +132,9 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
       let path = (context.codingPath + [key]).reduce("") { path, key in
         key.intValue.map { "\(path)[\($0)]" } ?? (path.isEmpty ? key.stringValue : "\(path).\(key.stringValue)")
       }
-      throw ReceiptError(.data, "\(file.path): '\(path)' is missing (a route needs name, printer and template)")
+      throw ReceiptError(
+        .data,
+        "\(file.path): '\(path)' is missing (a route needs name, printer and template; a webhook scheme and secret)")
     }
     let base = file.deletingLastPathComponent()
     func resolve(_ path: String?) -> String? {
@@ -232,6 +247,7 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     result.printerCredentials = other.printerCredentials ?? printerCredentials
     result.pollTimeout = other.pollTimeout ?? pollTimeout
     result.confirmTimeout = other.confirmTimeout ?? confirmTimeout
+    result.webhooks = other.webhooks ?? webhooks
     return result
   }
 

@@ -56,6 +56,8 @@ extension ReceiptServer {
     /// Seconds a printer that polls has to confirm a job it fetched (see
     /// ``ReceiptSettings/confirmTimeout``).
     package var confirmTimeout: TimeInterval = 120
+    /// Signed webhooks by name (`POST /v1/webhooks/NAME`).
+    var webhooks: [String: Webhook] = [:]
     /// The IPP Everywhere / AirPrint front (nil: off).
     package var ipp: IPPConfiguration?
 

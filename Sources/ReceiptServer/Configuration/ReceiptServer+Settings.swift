@@ -99,6 +99,12 @@ extension ReceiptServer.Configuration {
     archive = settings.archive.map { URL(fileURLWithPath: $0) }
     archiveDays = settings.archiveDays ?? 30
     documentDays = settings.documentDays ?? 7
+    let printerNames = printers.map(\.name), routeNames = routes.map(\.name), templateDirectory = self.templates
+    webhooks = try (settings.webhooks ?? [:]).reduce(into: [:]) { hooks, entry in
+      hooks[entry.key] = try Webhook(
+        name: entry.key, settings: entry.value, printers: printerNames, routes: routeNames,
+        templates: templateDirectory)
+    }
     pollTimeout = settings.pollTimeout ?? 30
     confirmTimeout = settings.confirmTimeout ?? 120
     guard pollTimeout > 0, confirmTimeout > 0, pollTimeout <= 86_400, confirmTimeout <= 86_400 else {

@@ -30,6 +30,7 @@ extension HTTPAPI {
     v1.get("events") { request, _ in self.events(request) }
     WebApp.add(to: router)
     polling?.add(to: router)
+    webhooks?.add(to: router)
     router.get("healthz") { _, _ in json(StatusResponse(status: "ok")) }
     router.get("openapi.yaml") { _, _ in
       Response(

@@ -25,6 +25,8 @@ struct HTTPAPI: Sendable {
   /// The servers printers poll: Star CloudPRNT at `/cloudprnt`, Epson Server Direct Print at
   /// `/epson-sdp` (their own credentials, not the API's tokens).
   let polling: PollingFronts?
+  /// Web shops' signed webhooks at `/v1/webhooks/NAME` (their signatures, not the API's tokens).
+  let webhooks: WebhookFront?
   /// Open connections (idle and stalled ones are closed beyond `maxConnections`).
   let connections: ConnectionRegistry
   /// One template save at a time (history copy, then the file).
@@ -33,9 +35,10 @@ struct HTTPAPI: Sendable {
   init(
     configuration: ReceiptServer.Configuration, store: any JobStore, engine: ReceiptEngine, logger: Logger,
     metrics: ServerMetrics, blocking: BlockingPool, hub: EventHub, probe: PrinterProbe,
-    polling: PollingFronts? = nil
+    polling: PollingFronts? = nil, webhooks: WebhookFront? = nil
   ) {
     self.polling = polling
+    self.webhooks = webhooks
     self.configuration = configuration
     self.store = store
     self.engine = engine

@@ -4,6 +4,10 @@ import HTTPTypes
 /// once (a name is checked when it is made; these are made once, not per request).
 extension HTTPField.Name {
   static let idempotencyKey = Self("Idempotency-Key")!
+  static let shopifySignature = Self("X-Shopify-Hmac-Sha256")!
+  static let shopifyWebhookID = Self("X-Shopify-Webhook-Id")!
+  static let wooCommerceSignature = Self("X-WC-Webhook-Signature")!
+  static let wooCommerceDeliveryID = Self("X-WC-Webhook-Delivery-ID")!
   static let reprDigest = Self("Repr-Digest")!
   static let receiptCutLength = Self("Receipt-Cut-Length")!
   static let receiptCutLengthMillimetres = Self("Receipt-Cut-Length-Mm")!

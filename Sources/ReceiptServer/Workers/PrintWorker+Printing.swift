@@ -98,7 +98,8 @@ extension PrintWorker {
     return { pdf in try ArchiveFile.write(pdf, job: id, in: archive) }
   }
 
-  /// The job's document, titled with its id (the CUPS job name the daemon finds it by). The
+  /// The job's document, with the template's title and metadata (the archive and the PDF keep
+  /// them, as `/v1/render` does; the CUPS job is found by its job name, ``cupsJobName(_:)``). The
   /// template sees `$reprint` (a reprint's number) and `$ticket` (`route`, `label`, and
   /// `fallbackFor`: the label of the printer it was meant for when it prints on a fallback).
   func document(_ job: Job) throws -> ReceiptDocument {
@@ -107,11 +108,9 @@ extension PrintWorker {
     options.variables = TemplateOptions.ticketVariables(
       route: job.route, label: job.label, fallbackFor: job.fallbackFor.map { job.label ?? $0.uppercased() },
       reprint: job.reprint, interrupted: job.interruptions)
-    var document = try engine.templateDocument(
+    return try engine.templateDocument(
       template: job.template, data: job.data, templates: templates, options: options
     ).document
-    document.title = Self.cupsJobName(job)
-    return document
   }
 
   /// The CUPS job name of a daemon job: unique, so the job can be found again.

@@ -2,8 +2,8 @@ import HTTPTypes
 import Hummingbird
 
 /// Requires `Authorization: Bearer <token>` on every request but `/healthz`, the web app's
-/// files, `/cloudprnt` and `/epson-sdp` (printers that poll send their own credentials) when
-/// tokens are set.
+/// files, `/cloudprnt` and `/epson-sdp` (printers that poll send their own credentials) and the
+/// webhooks' `POST /v1/webhooks/NAME` (signed by their senders) when tokens are set.
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
   let tokens: [String]
 
@@ -13,6 +13,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     let open =
       request.uri.path == "/healthz" || PollingFronts.paths.contains(request.uri.path)
       || (request.method == .get && WebApp.files[request.uri.path] != nil)
+      || (request.method == .post && request.uri.path.hasPrefix(WebhookFront.path))
     guard !tokens.isEmpty, request.method != .options, !open else {
       return try await next(request, context)
     }
