@@ -163,7 +163,7 @@ let package = Package(
     .target(
       name: "ReceiptTestSupport",
       dependencies: ["ReceiptModel", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/Support",
-      exclude: ["roll80.conf", "pwg_reader.py", "raster_writer.py", "lsan.supp"]),
+      exclude: ["roll80.conf", "pwg_reader.py", "raster_writer.py", "lsan.supp", "complete.zsh"]),
     .testTarget(name: "ReceiptModelTests", dependencies: ["ReceiptModel"]),
     .testTarget(name: "ReceiptLayoutTests", dependencies: ["ReceiptTestSupport", "ReceiptLayout", "ReceiptModel"]),
     .testTarget(

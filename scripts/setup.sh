@@ -16,7 +16,7 @@ runtime=(
 testing=(
   zbar-tools cups cups-ipp-utils avahi-daemon avahi-utils dbus curl pango1.0-tools netpbm strace libharfbuzz-bin
   chromium chromium-driver python3-selenium postgresql time wngerman wfrench wamerican
-  debhelper dpkg-dev lintian
+  debhelper dpkg-dev lintian zsh msmtp
 )
 
 if ! command -v swift >/dev/null && [[ ! -x /opt/swift/usr/bin/swift ]]; then
@@ -37,13 +37,14 @@ python_tools() {
   # zxing-cpp decodes the 2D symbologies zbar cannot (PDF417, DataMatrix, Aztec) in the tests;
   # schemathesis and openapi-spec-validator check the daemon against its OpenAPI contract;
   # python-escpos is an independent ESC/POS encoder to compare bytes with; pyipp is Home
-  # Assistant's IPP client; Babel is CLDR's currency digits and formats (the oracle of `money`).
+  # Assistant's IPP client; Babel is CLDR's currency digits and formats (the oracle of `money`);
+  # aiosmtpd is the SMTP server e-receipts are delivered to.
   if [[ "${1:-}" == "--test" ]] &&
-    ! python3 -c "import zxingcpp, numpy, schemathesis, openapi_spec_validator, escpos, pyphen, hyphen, pyipp, babel" 2>/dev/null; then
-    echo "setup: installing Python test tools: zxing-cpp numpy schemathesis openapi-spec-validator python-escpos pyphen pyhyphen pyipp babel"
+    ! python3 -c "import zxingcpp, numpy, schemathesis, openapi_spec_validator, escpos, pyphen, hyphen, pyipp, babel, aiosmtpd" 2>/dev/null; then
+    echo "setup: installing Python test tools: zxing-cpp numpy schemathesis openapi-spec-validator python-escpos pyphen pyhyphen pyipp babel aiosmtpd"
     PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
       zxing-cpp numpy "schemathesis==4.32.5" "openapi-spec-validator>=0.7" "python-escpos==3.1" "pyphen==0.18.1" \
-      "pyhyphen==4.0.4" "pyipp==0.17.2" "babel==2.19.0"
+      "pyhyphen==4.0.4" "pyipp==0.17.2" "babel==2.19.0" "aiosmtpd==1.4.6"
   fi
 }
 

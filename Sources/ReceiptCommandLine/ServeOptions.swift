@@ -28,7 +28,9 @@ package struct ServeOptions: ParsableArguments {
       """
   )
 
-  @Option(help: "A JSON configuration file (see the README).") package var config: String?
+  @Option(
+    help: "A JSON configuration file (see serve.json(5), or docs/daemon.md).", completion: .file(extensions: ["json"]))
+  package var config: String?
   @Option(help: "Address to listen on (default 127.0.0.1).") package var host: String?
   @Option(help: "Port to listen on (default 8631; 0 picks a free one).") package var port: Int?
   @Option(

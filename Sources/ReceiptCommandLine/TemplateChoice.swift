@@ -8,20 +8,50 @@ package struct TemplateChoice: ParsableArguments {
 
   @Option(
     help:
-      "Template: a name in the templates directory, or a file path (tpl/shop.xml: its directory is the templates directory)."
+      "Template: a name in the templates directory, or a file path (tpl/shop.xml: its directory is the templates directory).",
+    completion: .custom(TemplateChoice.templateNames)
   )
   package var template: String = "receipt"
 
-  @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
+  @Option(
+    help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).",
+    completion: .directory)
   package var templates: String?
 
   @Option(
-    help: "Locale for strings and number/date formats, e.g. de_DE or ja_JP (default: the order's, then the template's)."
+    help:
+      "Locale for strings and number/date formats, e.g. de_DE or ja_JP (default: the order's, then the template's).",
+    completion: .list(["ar_SA", "de_DE", "en_US", "fr_FR", "ja_JP"])
   )
   package var locale: String?
 
   @Flag(help: "Missing data is an error (default: printed empty, with a warning).")
   package var strict = false
+
+  /// The shell's completion of `--template`: the names in the templates directory the command
+  /// line names (`--templates DIR`), else `$RECEIPT_TEMPLATES`, `./Templates` or the installed one.
+  @Sendable package static func templateNames(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
+    var candidates: [URL] = []
+    if let flag = words.firstIndex(of: "--templates"), flag + 1 < words.count {
+      candidates.append(URL(fileURLWithPath: words[flag + 1]))
+    }
+    if let env = ProcessInfo.processInfo.environment["RECEIPT_TEMPLATES"] {
+      candidates.append(URL(fileURLWithPath: env))
+    }
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+      .deletingLastPathComponent()
+    candidates += [
+      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Templates"),
+      executable.appendingPathComponent("../share/receipt/Templates"),
+      executable.appendingPathComponent("../../Templates"),
+    ]
+    for url in candidates {
+      if let names = try? TemplateLibrary(directory: url).templateNames(), !names.isEmpty {
+        return names.filter { $0.hasPrefix(prefix) }
+      }
+    }
+    return []
+  }
 
   /// A template given as a path (`tpl/shop.xml`, `./shop`): it has a `/` or ends in `.xml`.
   package var isPath: Bool { template.contains("/") || template.hasSuffix(".xml") }

@@ -70,7 +70,7 @@ extension ReceiptError {
       case .jobFailed, .interrupted, .notConfirmed, .abandoned: .job
       case .encoding: .render
       case .output: .output
-      case .badAddress, .badModel, .document, .pollsTheDaemon: .data
+      case .badAddress, .badModel, .document, .pollsTheDaemon, .mailThroughTheDaemon: .data
       default: .printer
       }
     self.init(stage, "\(error)", permanent: error.isPermanent, underlying: error)

@@ -41,6 +41,8 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
   case document(String)
   /// A printer that fetches its jobs from the daemon (CloudPRNT, Server Direct Print) was sent one.
   case pollsTheDaemon(String)
+  /// An e-mail destination (`mail:`) was sent a receipt outside the daemon.
+  case mailThroughTheDaemon(String)
 
   public var description: String {
     switch self {
@@ -67,6 +69,9 @@ public enum PrintError: Error, Equatable, CustomStringConvertible, Sendable {
       let forms = PrinterAddress.syntax
       return
         "'\(address)' is not a printer address: write a CUPS queue name, \(forms.dropLast().joined(separator: ", ")) or \(forms.last ?? "")"
+    case .mailThroughTheDaemon(let name):
+      return
+        "'\(name)' is an e-mail destination of the daemon's queue: add it to receipt serve (--printer NAME=\(name), with mailFrom) and submit jobs with their email there"
     case .pollsTheDaemon(let name):
       return
         "printer '\(name)' fetches its jobs from the daemon and cannot be sent one: add it to receipt serve (--printer NAME=\(name) with its model and printerCredentials) and submit the job there"
@@ -81,7 +86,7 @@ extension PrintError {
   public var isPermanent: Bool {
     switch self {
     case .unknownPrinter, .noDefaultPrinter, .mediaNotSupported, .badAddress, .badModel, .encoding, .document,
-      .pollsTheDaemon:
+      .pollsTheDaemon, .mailThroughTheDaemon:
       true
     default: false
     }

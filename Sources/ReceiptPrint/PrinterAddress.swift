@@ -8,7 +8,7 @@ public struct PrinterAddress: Sendable, Equatable, CustomStringConvertible {
   /// prefix is a CUPS queue).
   public static let kinds: [any PrinterKind.Type] = [
     CUPSPrinter.Address.self, SocketPrinter.Address.self, DevicePrinter.Address.self, DirectoryPrinter.Address.self,
-    CloudPRNTPrinter.Address.self, EpsonSDPPrinter.Address.self,
+    CloudPRNTPrinter.Address.self, EpsonSDPPrinter.Address.self, MailPrinter.Address.self,
   ]
 
   /// The printer, as its kind knows it.

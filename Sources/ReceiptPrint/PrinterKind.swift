@@ -51,4 +51,8 @@ public enum PrinterDelivery: Sendable, Equatable {
   /// one fetched and never confirmed is offered again after a deadline, marked as a reprint.
   /// `device` is its address (how the daemon's protocol routes find it).
   case polled(device: String)
+  /// An e-mail handed to the machine's mail transport (`sendmail`): printed means the transport
+  /// took it; a handoff cut off by a crash is known from its files, so no message goes twice.
+  /// `recipient` is the destination's fixed address, or nil when each job names one.
+  case mail(recipient: String?)
 }

@@ -50,7 +50,8 @@ struct Serve: AsyncParsableCommand {
       } onIPPRunning: { port in
         let host = ListenAddress.uriHost(configuration.ipp?.host ?? "127.0.0.1")
         try? Console.out(
-          "receipt serve: ipp://\(host):\(port)/ipp/print/NAME for printers \(names) (IPP Everywhere, AirPrint)")
+          "receipt serve: ipp://\(host):\(port)/ipp/print/NAME for printers \(configuration.ippPrinterNames.joined(separator: ", ")) (IPP Everywhere, AirPrint)"
+        )
       }
     }
   }

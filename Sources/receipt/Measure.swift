@@ -9,7 +9,8 @@ struct Measure: ParsableCommand {
     discussion: "Example: receipt measure note.txt --json"
   )
 
-  @Argument(help: "The input: order JSON (bound into a template; - for stdin) or a UTF-8 text file.")
+  @Argument(
+    help: "The input: order JSON (bound into a template; - for stdin) or a UTF-8 text file.", completion: .file())
   var input: String
 
   @OptionGroup var template: TemplateChoice

@@ -24,7 +24,8 @@ struct Print: ParsableCommand {
 
   @Argument(
     help:
-      "The input: order JSON (bound into a template; - for stdin), a UTF-8 text file, or a document (.pdf, .pwg, .urf, .jpg, .png) printed on the roll at its own length."
+      "The input: order JSON (bound into a template; - for stdin), a UTF-8 text file, or a document (.pdf, .pwg, .urf, .jpg, .png) printed on the roll at its own length.",
+    completion: .file()
   )
   var input: String
 

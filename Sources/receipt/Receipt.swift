@@ -30,11 +30,12 @@ struct Receipt: ParsableCommand {
 struct PageOptions: ParsableArguments {
   @Option(
     help:
-      "Paper: 58mm, 80mm, 112mm or any width such as 76mm. For an order, --paper, --dpi or --margin replaces the template's paper=, dpi= and margin= (without them the template's apply); for text and documents the default is 80mm."
+      "Paper: 58mm, 80mm, 112mm or any width such as 76mm. For an order, --paper, --dpi or --margin replaces the template's paper=, dpi= and margin= (without them the template's apply); for text and documents the default is 80mm.",
+    completion: .list(["58mm", "80mm", "112mm"])
   )
   var paper: String = "80mm"
 
-  @Option(help: "Printer resolution in dots per inch.")
+  @Option(help: "Printer resolution in dots per inch.", completion: .list(["180", "203", "300"]))
   var dpi: Int = 203
 
   @Option(
@@ -46,7 +47,8 @@ struct PageOptions: ParsableArguments {
 
   @Option(
     help:
-      "Printer model (epson-tm-t88v, generic-80mm, generic-58mm, one in $RECEIPT_MODELS, or a model's JSON file): lay out for its resolution and printable dots."
+      "Printer model (epson-tm-t88v, generic-80mm, generic-58mm, one in $RECEIPT_MODELS, or a model's JSON file): lay out for its resolution and printable dots.",
+    completion: .list(PrinterModel.shipped.map(\.name))
   )
   var model: String?
 

@@ -25,7 +25,8 @@ struct Render: ParsableCommand {
 
   @Argument(
     help:
-      "The input: order JSON (bound into a template; - for stdin) or a UTF-8 text file. Several, or -o DIR/, render a batch (- is then JSON Lines)."
+      "The input: order JSON (bound into a template; - for stdin) or a UTF-8 text file. Several, or -o DIR/, render a batch (- is then JSON Lines).",
+    completion: .file()
   )
   var inputs: [String]
 
@@ -34,13 +35,15 @@ struct Render: ParsableCommand {
   @Option(
     name: .shortAndLong,
     help:
-      "The output file (its extension picks the format), - for stdout (PDF), or a directory (ending in /) for a batch."
+      "The output file (its extension picks the format), - for stdout (PDF), or a directory (ending in /) for a batch.",
+    completion: .file()
   )
   var output: String
 
   @Option(
     help:
-      "Output format when the extension does not say: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))."
+      "Output format when the extension does not say: \(OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")).",
+    completion: .list(OutputFormat.allCases.map(\.rawValue))
   )
   var format: String?
 

@@ -16,13 +16,17 @@ struct Validate: ParsableCommand {
       """
   )
 
-  @Argument(help: "Template: a name in the templates directory, or a file path (tpl/shop.xml).")
+  @Argument(
+    help: "Template: a name in the templates directory, or a file path (tpl/shop.xml).",
+    completion: .custom(TemplateChoice.templateNames))
   var name: String = "receipt"
 
-  @Option(help: "Order JSON to bind while checking.")
+  @Option(help: "Order JSON to bind while checking.", completion: .file(extensions: ["json"]))
   var data: String?
 
-  @Option(help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).")
+  @Option(
+    help: "Templates directory (default: $RECEIPT_TEMPLATES, ./Templates, or the one shipped with receipt).",
+    completion: .directory)
   var templates: String?
 
   @Flag(help: "Every warning is an error (missing data, a null in a sum, a missing strings file).")

@@ -61,7 +61,7 @@ import Testing
       ])
     let summary = result.stdout.components(separatedBy: "SUMMARY").last ?? result.stdout
     #expect(result.status == 0, "\(summary)\n\(result.stderr)")
-    #expect(result.stdout.contains("Tested: 20"), "every operation but the event stream was exercised")
+    #expect(result.stdout.contains("Tested: 21"), "every operation but the event stream was exercised")
     #expect(daemon.terminate() == 0, "still alive and stops cleanly after the run")
   }
 }

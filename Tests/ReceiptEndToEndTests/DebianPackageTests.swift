@@ -27,11 +27,28 @@ import Testing
 
     let install = try run("apt-get", ["install", "-y", deb.path], environment: ["DEBIAN_FRONTEND": "noninteractive"])
     #expect(install.status == 0, "\(install.stderr)")
+    // The package's own scripts warn about nothing (adduser once did, about the home directory).
+    let warnings = (install.stdout + install.stderr).split(separator: "\n").filter {
+      $0.localizedCaseInsensitiveContains("warning") && !$0.hasPrefix("W: ")
+    }
+    #expect(warnings.isEmpty, "\(warnings)")
     defer { _ = try? run("apt-get", ["purge", "-y", "receipt"], environment: ["DEBIAN_FRONTEND": "noninteractive"]) }
     #expect(
       try run("id", ["-nG", "receipt"]).stdout.split(separator: " ").map {
         $0.trimmingCharacters(in: .whitespacesAndNewlines)
       }.contains("lp"))
+
+    // The shop's templates: seeded from the shipped ones, the service's own, kept on reinstall.
+    let shop = "/var/lib/receipt/templates/receipt.xml"
+    #expect(FileManager.default.fileExists(atPath: shop))
+    #expect(try run("stat", ["-c", "%U", shop]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "receipt")
+    let changed = try String(contentsOfFile: shop, encoding: .utf8) + "<!-- the shop's own -->\n"
+    try changed.write(toFile: shop, atomically: true, encoding: .utf8)
+    let reinstall = try run(
+      "apt-get", ["install", "--reinstall", "-y", deb.path], environment: ["DEBIAN_FRONTEND": "noninteractive"])
+    #expect(reinstall.status == 0, "\(reinstall.stderr)")
+    #expect(
+      try String(contentsOfFile: shop, encoding: .utf8) == changed, "an upgrade never touches the shop's templates")
 
     // /usr/bin/receipt with the packaged templates, from a directory that has none.
     let work = try Tool.temporaryDirectory()
@@ -101,19 +118,72 @@ import Testing
       $0.hasPrefix("receipt")
     }
     #expect(pages.count >= 9, "\(pages)")
-    for page in pages {
-      let man = try run(
-        "man", ["-l", "/usr/share/man/man1/\(page)"], environment: ["MANPAGER": "cat", "COLUMNS": "80"])
-      #expect(man.status == 0 && man.stdout.contains("NAME"), "\(page): \(man.stderr)")
+    // Every page renders without a warning from man (groff's and mandoc's checks), every page it
+    // refers to (SEE ALSO, .Xr) is installed, no page refers to a help page, and a subcommand's
+    // synopsis shows the command as it is run.
+    let installed = pages.map { "/usr/share/man/man1/\($0)" } + ["/usr/share/man/man5/serve.json.5.gz"]
+    #expect(FileManager.default.fileExists(atPath: "/usr/share/man/man5/serve.json.5.gz"))
+    for path in installed {
+      let man = try run("man", ["--warnings", "-l", path], environment: ["MANPAGER": "cat", "COLUMNS": "80"])
+      #expect(man.status == 0 && man.stdout.contains("NAME"), "\(path): \(man.stderr)")
+      #expect(man.stderr.isEmpty, "\(path) warns: \(man.stderr)")
+      let source = try run("zcat", ["-f", path]).stdout
+      for reference in source.split(separator: "\n").filter({ $0.hasPrefix(".Xr ") }) {
+        let parts = reference.split(separator: " ")
+        try #require(parts.count >= 3, "\(path): \(reference)")
+        let found = try run("man", ["-w", String(parts[2]), String(parts[1])])
+        #expect(found.status == 0, "\(path) refers to \(parts[1])(\(parts[2])), which is not installed")
+      }
+      #expect(!source.contains("receipt-help"), "\(path)")
     }
-    let completion = try run(
+    let serve = try run("man", ["receipt-serve"], environment: ["MANPAGER": "cat", "COLUMNS": "200"]).stdout
+    #expect(serve.contains("receipt serve [--config config]"), "\(serve.prefix(600))")
+    #expect(serve.contains("serve.json(5)") && !serve.contains("README"), "\(serve)")
+
+    // Completions of values, typed at a shell: bash (its completion function, as bash-completion
+    // calls it) and zsh (an interactive zsh on a pseudo-terminal, Tab pressed).
+    func bash(_ line: String) throws -> [String] {
+      let script = """
+        source /usr/share/bash-completion/completions/receipt
+        COMP_LINE='\(line)'; COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<< "$COMP_LINE"
+        [[ "$COMP_LINE" == *" " ]] && COMP_WORDS+=("")
+        COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+        _receipt receipt "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+        printf '%s\n' "${COMPREPLY[@]}"
+        """
+      return try run("bash", ["-c", script]).stdout.split(separator: "\n").map(String.init)
+    }
+    #expect(try bash("receipt render --pa") == ["--paper"])
+    let models = try bash("receipt render --model ")
+    #expect(models.contains("epson-tm-t88v") && models.contains("star-mcprint3"), "\(models)")
+    #expect(try bash("receipt render --paper ").sorted() == ["112mm", "58mm", "80mm"])
+    #expect(try bash("receipt render --format e") == ["escpos"])
+    let templates = try bash("receipt render --template ")
+    #expect(
+      templates.contains("receipt") && templates.contains("kitchen"), "names of the installed templates: \(templates)")
+    let orders = work.appendingPathComponent("orders")
+    try FileManager.default.createDirectory(at: orders, withIntermediateDirectories: true)
+    try "{}".write(to: orders.appendingPathComponent("1042.json"), atomically: true, encoding: .utf8)
+    let files = try run(
       "bash",
       [
         "-c",
-        #"source /usr/share/bash-completion/completions/receipt; COMP_WORDS=(receipt render --pa); COMP_CWORD=2; COMP_LINE="receipt render --pa"; COMP_POINT=${#COMP_LINE}; _receipt receipt --pa render; echo "${COMPREPLY[@]}""#,
-      ])
-    #expect(completion.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "--paper", "\(completion)")
-    #expect(FileManager.default.fileExists(atPath: "/usr/share/zsh/vendor-completions/_receipt"))
+        """
+        cd \(work.path) && source /usr/share/bash-completion/completions/receipt
+        COMP_LINE='receipt render orders/'; COMP_POINT=${#COMP_LINE}; COMP_WORDS=(receipt render orders/); COMP_CWORD=2
+        _receipt receipt orders/ render; printf '%s\\n' "${COMPREPLY[@]}"
+        """,
+      ]
+    ).stdout
+    #expect(files.contains("orders/1042.json"), "\(files)")
+    let zsh = try run(
+      "zsh",
+      [
+        Tool.packageRoot.appendingPathComponent("Tests/Support/complete.zsh").path,
+        "/usr/share/zsh/vendor-completions", "receipt render --model ",
+      ]
+    ).stdout
+    #expect(zsh.contains("epson-tm-t88v") && zsh.contains("generic-58mm"), "\(zsh)")
     #expect(FileManager.default.fileExists(atPath: "/usr/share/fish/vendor_completions.d/receipt.fish"))
 
     // Purge: the package's files, its configuration and its state go; the system user stays.

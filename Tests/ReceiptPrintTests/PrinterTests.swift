@@ -36,6 +36,8 @@ import Testing
       "usb:/dev/usb/lp0": ("usb:/dev/usb/lp0", .raw),
       "serial:/dev/ttyUSB0?baud=115200": ("serial:/dev/ttyUSB0?baud=115200&flow=none", .raw),
       "dir:/tmp/receipts": ("dir:/tmp/receipts", .files(directory: URL(fileURLWithPath: "/tmp/receipts"))),
+      "mail:": ("mail:", .mail(recipient: nil)),
+      "mail:books@cafe.example": ("mail:books@cafe.example", .mail(recipient: "books@cafe.example")),
     ]
     for (text, (address, delivery)) in examples {
       let parsed = try #require(PrinterAddress.parse(text, bareQueues: false, server: "127.0.0.1:631"), "\(text)")
@@ -47,6 +49,7 @@ import Testing
     #expect(prefixes.allSatisfy { prefix in PrinterAddress.syntax.contains { $0.hasPrefix(prefix) } })
     #expect(PrinterAddress.parse("roll") == .cups(queue: "roll"), "a bare name is a CUPS queue")
     #expect(PrinterAddress.parse("roll", bareQueues: false) == nil)
+    #expect(PrinterAddress.parse("mail:anna@example.com,ben@example.com", bareQueues: false) == nil, "one address")
     #expect(PrinterAddress.parse("cups:roll", server: "a") != PrinterAddress.parse("cups:roll", server: "b"))
     #expect(PrinterAddress.socket(host: "10.0.0.42", port: 9100) != .directory(URL(fileURLWithPath: "/x")))
   }

@@ -51,7 +51,7 @@ import Testing
       printerState: "held", createdAt: now, updatedAt: now, notBefore: now, orderID: "o", route: "kitchen",
       label: "KITCHEN", fallback: "counter", fallbackFor: "kitchen", failoverReason: "paper out", reprintOf: "b",
       reprint: 1, documentSHA256: "00", sentAt: now, processID: "0042", interruptions: 1, stage: .rendering,
-      documentFormat: .pdf, jobName: "Beleg", user: "ana")
+      documentFormat: .pdf, jobName: "Beleg", user: "ana", recipient: "ana@example.com")
     let full = JobResponse(job)
     job.state = .queued
     job.stage = nil
@@ -73,11 +73,12 @@ import Testing
     job.documentFormat = nil
     job.jobName = nil
     job.user = nil
+    job.recipient = nil
     let (all, always) = try Self.keys(full, JobResponse(job))
     let schema = try Self.schema("Job")
     #expect(all == schema.properties, "encoder \(all.sorted()) vs OpenAPI \(schema.properties.sorted())")
     #expect(always == schema.required, "always present \(always.sorted()) vs required \(schema.required.sorted())")
-    #expect(schema.properties.count == 28)
+    #expect(schema.properties.count == 29)
   }
 
   @Test func theOrderSchemaIsTheEncodersKeys() throws {

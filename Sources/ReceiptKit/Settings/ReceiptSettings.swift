@@ -58,11 +58,26 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
   /// Seconds a printer that polls has to confirm a job it fetched before it is offered again,
   /// marked as a reprint (default 120).
   public var confirmTimeout: Double?
+  /// The sender of e-receipts (`mail:` destinations), and the mail transport's command
+  /// (default `/usr/sbin/sendmail`; the sendmail interface of Postfix, Exim or msmtp).
+  public var mailFrom: String?
+  public var sendmail: [String]?
   /// Name → a signed webhook at `POST /v1/webhooks/NAME` (see ``WebhookSettings``).
   public var webhooks: [String: WebhookSettings]?
 
   /// No settings.
   public init() {}
+
+  /// The keys a configuration file may have (`serve.json(5)` describes each).
+  public static let keys: Set<String> = [
+    "host", "port", "database", "templates", "printers", "defaultPrinter", "maxAttempts", "maxBodyBytes", "tokens",
+    "corsOrigins", "shutdownGrace", "cupsServer", "hostNames", "maxConnections", "maxEventStreams", "idleTimeout",
+    "headerTimeout",
+    "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays", "printerPapers",
+    "printerTrimRoll", "ipp",
+    "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes", "documentDays", "printerCredentials", "pollTimeout",
+    "confirmTimeout", "webhooks", "mailFrom", "sendmail",
+  ]
 
   /// Reads a JSON configuration file. Unknown keys are errors (a typo would otherwise be
   /// silently ignored); relative paths are taken from the file's directory.
@@ -80,15 +95,7 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
   /// relative paths).
   package init(data: Data, file: URL) throws {
     guard data.count <= 1 << 20 else { throw ReceiptError(.data, "\(file.path): larger than 1 MiB") }
-    let known: Set<String> = [
-      "host", "port", "database", "templates", "printers", "defaultPrinter", "maxAttempts", "maxBodyBytes", "tokens",
-      "corsOrigins", "shutdownGrace", "cupsServer", "hostNames", "maxConnections", "maxEventStreams", "idleTimeout",
-      "headerTimeout",
-      "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays", "printerPapers",
-      "printerTrimRoll", "ipp",
-      "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes", "documentDays", "printerCredentials", "pollTimeout",
-      "confirmTimeout", "webhooks",
-    ]
+    let known = Self.keys
     let object: [String: JSONValue]
     do {
       object = try JSONParser.parseObject(data, name: file.path).members
@@ -248,6 +255,8 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     result.pollTimeout = other.pollTimeout ?? pollTimeout
     result.confirmTimeout = other.confirmTimeout ?? confirmTimeout
     result.webhooks = other.webhooks ?? webhooks
+    result.mailFrom = other.mailFrom ?? mailFrom
+    result.sendmail = other.sendmail ?? sendmail
     return result
   }
 

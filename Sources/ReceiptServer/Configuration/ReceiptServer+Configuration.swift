@@ -56,10 +56,27 @@ extension ReceiptServer {
     /// Seconds a printer that polls has to confirm a job it fetched (see
     /// ``ReceiptSettings/confirmTimeout``).
     package var confirmTimeout: TimeInterval = 120
+    /// The e-receipts' sender and mail transport (nil: no `mailFrom`).
+    var mail: MailSettings?
     /// Signed webhooks by name (`POST /v1/webhooks/NAME`).
     var webhooks: [String: Webhook] = [:]
     /// The IPP Everywhere / AirPrint front (nil: off).
     package var ipp: IPPConfiguration?
+
+    /// Where e-receipt handoffs keep their files (beside the SQLite file, `<name>-mail`; with
+    /// PostgreSQL, `receipt-mail` in the working directory).
+    var mailDirectory: URL {
+      if ReceiptSettings.isDatabaseURL(database) { return URL(fileURLWithPath: "receipt-mail") }
+      let database = URL(fileURLWithPath: database)
+      return database.deletingLastPathComponent().appendingPathComponent(
+        database.deletingPathExtension().lastPathComponent + "-mail")
+    }
+
+    /// The printers offered over IPP: all but e-mail destinations, which need an address per job.
+    package var ippPrinters: [PrinterConfig] {
+      printers.filter { if case .mail = $0.target.delivery { false } else { true } }
+    }
+    package var ippPrinterNames: [String] { ippPrinters.map(\.name) }
 
     /// The archive directory, nil when archiving is off.
     package var archiveDirectory: URL? {

@@ -99,6 +99,18 @@ extension ReceiptServer.Configuration {
     archive = settings.archive.map { URL(fileURLWithPath: $0) }
     archiveDays = settings.archiveDays ?? 30
     documentDays = settings.documentDays ?? 7
+    if let from = settings.mailFrom {
+      guard MailMessage.isAddress(from) else {
+        throw ReceiptError(.data, "mailFrom '\(from)' is not an e-mail address (receipts@shop.example)")
+      }
+      let command = settings.sendmail ?? ["/usr/sbin/sendmail"]
+      guard let program = command.first, program.hasPrefix("/") else {
+        throw ReceiptError(.data, "sendmail must be a command with an absolute path, such as [\"/usr/sbin/sendmail\"]")
+      }
+      mail = MailSettings(from: from, handoff: MailHandoff(command: command, directory: mailDirectory))
+    } else if let name = printers.first(where: { if case .mail = $0.target.delivery { true } else { false } })?.name {
+      throw ReceiptError(.data, "printer '\(name)' e-mails receipts: set mailFrom, the address they come from")
+    }
     let printerNames = printers.map(\.name), routeNames = routes.map(\.name), templateDirectory = self.templates
     webhooks = try (settings.webhooks ?? [:]).reduce(into: [:]) { hooks, entry in
       hooks[entry.key] = try Webhook(

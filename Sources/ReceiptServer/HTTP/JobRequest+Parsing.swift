@@ -3,7 +3,7 @@ import ReceiptKit
 
 /// The fields a job request may have.
 enum JobRequestField: String, RequestField {
-  case template, data, printer, copies, locale
+  case template, data, printer, copies, locale, email
 }
 
 extension JobRequest {
@@ -51,6 +51,53 @@ extension JobRequest {
         "data is \(data.count) bytes; orders are limited to \(JSONValue.maxBytes)", field: "data")
     }
     self.init(printer: printer, template: template, data: data, locale: locale, copies: copies)
+    let destination = configuration.printers.first { $0.name == printer }!
+    recipient = try Self.recipient(members[.email], data: data, destination: destination)
+  }
+
+  /// The address of an e-receipt to `destination`: the request's `email`, else the order's
+  /// `email`, else its `customer.email`; nil for a printer. A `mail:` destination without a fixed
+  /// address needs one (422); a printer, or a destination with one, takes no `email` (422).
+  static func recipient(_ given: JSONValue?, data: Data, destination: PrinterConfig) throws -> String? {
+    var explicit: String?
+    switch given {
+    case nil, .null?: break
+    case .string(let address)?: explicit = address
+    default: throw Problem.badRequest("email must be a string (an e-mail address)", field: "email")
+    }
+    guard case .mail(let fixed) = destination.target.delivery else {
+      if explicit != nil {
+        throw Problem.unprocessable(
+          "printer '\(destination.name)' is not an e-mail destination (mail:); leave out email", field: "email")
+      }
+      return nil
+    }
+    if let fixed {
+      if explicit != nil {
+        throw Problem.unprocessable(
+          "'\(destination.name)' sends every receipt to \(fixed); leave out email", field: "email")
+      }
+      return nil
+    }
+    var address = explicit
+    if address == nil, let order = try? JSONParser.parse(data) {
+      func member(_ value: JSONValue?, _ name: String) -> JSONValue? {
+        if case .object(let members)? = value { members[name] } else { nil }
+      }
+      if case .string(let found)? = member(order, "email") ?? member(member(order, "customer"), "email") {
+        address = found
+      }
+    }
+    guard let address, !address.isEmpty else {
+      throw Problem.unprocessable(
+        "'\(destination.name)' e-mails each receipt: give email, or put the address in the order's email or customer.email",
+        field: "email")
+    }
+    guard MailMessage.isAddress(address) else {
+      throw Problem.unprocessable(
+        "email '\(address.prefix(80))' is not an e-mail address (local@domain)", field: "email")
+    }
+    return address
   }
 
   /// A request's `locale` member checked: nil, or a known locale identifier.
@@ -81,6 +128,7 @@ extension JobRequest {
     if job.printer != printer { fields.append("printer") }
     if job.copies != copies { fields.append("copies") }
     if job.locale != locale { fields.append("locale") }
+    if job.recipient != recipient { fields.append("email") }
     if job.data != data {
       let stored = try? JSONParser.parse(job.data)
       if stored == nil || stored != (try? JSONParser.parse(data)) { fields.append("data") }

@@ -3,7 +3,7 @@ import ReceiptKit
 
 /// The fields an order request may have.
 enum OrderRequestField: String, RequestField {
-  case data, locale, routes
+  case data, locale, routes, email
 }
 
 extension OrderRequest {
@@ -55,13 +55,19 @@ extension OrderRequest {
     }
     self.init(
       data: data, locale: locale, routes: asked,
-      tickets: tickets.map { ticket in
+      tickets: try tickets.map { ticket in
         var job = JobRequest(
           printer: ticket.route.printer, template: ticket.route.template, data: ticket.data, locale: locale,
           copies: ticket.copies)
         job.route = ticket.route.name
         job.label = ticket.route.displayLabel
         job.fallback = ticket.route.fallback
+        // A route to an e-mail destination: the order's address (or the request's `email`).
+        if let destination = configuration.printers.first(where: { $0.name == ticket.route.printer }),
+          case .mail = destination.target.delivery
+        {
+          job.recipient = try JobRequest.recipient(members[.email], data: ticket.data, destination: destination)
+        }
         return job
       })
   }

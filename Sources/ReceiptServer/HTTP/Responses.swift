@@ -42,8 +42,11 @@ struct JobResponse: Codable, Equatable {
   var documentFormat: String?
   var jobName: String?
   var user: String?
+  /// An e-receipt's address.
+  var email: String?
 
   init(_ job: Job) {
+    email = job.recipient
     documentFormat = job.documentFormat?.rawValue
     jobName = job.jobName
     user = job.user

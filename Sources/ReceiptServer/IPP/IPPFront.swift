@@ -36,7 +36,9 @@ package struct IPPFront: Sendable {
     let machine =
       (try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
       ?? ProcessInfo.processInfo.hostName
-    printers = Dictionary(configuration.printers.map { ($0.name, IPPPrinter($0, machine: machine)) }) { a, _ in a }
+    printers = Dictionary(configuration.ippPrinters.map { ($0.name, IPPPrinter($0, machine: machine)) }) { a, _ in
+      a
+    }
   }
 }
 

@@ -16,7 +16,7 @@ extension Job {
       error: nil, cupsJobID: nil, printerState: nil, createdAt: now, updatedAt: now, notBefore: now, orderID: orderID,
       route: request.route, label: request.label, fallback: request.fallback, reprintOf: request.reprintOf,
       reprint: request.reprint, interruptions: 0, documentFormat: request.documentFormat, jobName: request.jobName,
-      user: request.user, printOptions: request.printOptions)
+      user: request.user, printOptions: request.printOptions, recipient: request.recipient)
     if request.held { state = .held }
   }
 
@@ -248,6 +248,7 @@ extension JobRequest {
     request.jobName = original.jobName
     request.user = original.user
     request.printOptions = original.printOptions
+    request.recipient = original.recipient
     return request
   }
 }

@@ -87,6 +87,8 @@ struct Job: Codable, Sendable, Equatable {
   var user: String? = nil
   /// How a document job prints: scaling, content, pages (stored as JSON text).
   var printOptions: DocumentJobOptions? = nil
+  /// An e-receipt's address (a job of a `mail:` destination that names no fixed one).
+  var recipient: String? = nil
 
   /// The part of printing a `printing` job is in.
   enum Stage: String, Codable, Sendable {
@@ -116,6 +118,8 @@ package struct JobRequest: Sendable, Equatable {
   var jobName: String?
   var user: String?
   var printOptions: DocumentJobOptions?
+  /// Set for an e-receipt: its address.
+  var recipient: String?
   /// Created without its document (IPP Create-Job): `held` until ``Job/release(data:documentFormat:now:)``.
   var held = false
 

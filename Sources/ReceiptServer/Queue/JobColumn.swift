@@ -13,7 +13,7 @@ enum JobColumn: String, CodingKey, CaseIterable, Sendable {
   case sequence, id, idempotencyKey, printer, template, data, locale, copies, state, attempts, crashes, error
   case cupsJobID, printerState, createdAt, updatedAt, notBefore, orderID, route, label, fallback, fallbackFor
   case failoverReason, reprintOf, reprint, documentSHA256, sentAt, processID, interruptions, stage
-  case documentFormat, jobName, user, printOptions
+  case documentFormat, jobName, user, printOptions, recipient
 
   /// What a column holds.
   enum Kind: Sendable, Equatable {
@@ -34,7 +34,7 @@ enum JobColumn: String, CodingKey, CaseIterable, Sendable {
     switch self {
     case .idempotencyKey, .locale, .error, .cupsJobID, .printerState, .orderID, .route, .label, .fallback,
       .fallbackFor, .failoverReason, .reprintOf, .documentSHA256, .sentAt, .processID, .stage, .documentFormat,
-      .jobName, .user, .printOptions:
+      .jobName, .user, .printOptions, .recipient:
       true
     default: false
     }

@@ -80,6 +80,9 @@ extension SQLiteJobStore {
       try db.execute(
         sql: "UPDATE job SET documentFormat = NULL WHERE documentFormat NOT IN (\(SQLiteJobStore.formats))")
     }
+    migrator.registerMigration("v9: e-receipts") { db in
+      try db.alter(table: "job") { t in t.add(column: JobColumn.recipient.stringValue, .text) }
+    }
     return migrator
   }
 

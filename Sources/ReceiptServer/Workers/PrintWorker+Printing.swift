@@ -27,6 +27,8 @@ extension PrintWorker {
       return try await send(prepared)
     case .polled:
       return try await printPolled(job)
+    case .mail(let fixed):
+      return try await printMail(job, fixed: fixed)
     case .raw:
       // Recorded once the receipt is drawn, before the first byte goes out: a job found sent and
       // not completed (a crash, a lost connection, paper out mid-receipt) may have printed, so it

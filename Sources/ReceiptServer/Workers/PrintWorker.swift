@@ -36,6 +36,8 @@ final class PrintWorker: Service, Sendable {
   let grace: TimeInterval
   /// The devices of printers that poll (nil: none).
   let polled: PolledPrinters?
+  /// The e-receipts' sender and transport (nil: no `mailFrom`).
+  let mail: MailSettings?
   /// Whether the raw printer answers status requests, and the current hold.
   let rawStatus = RawStatusMemory()
   /// What the printer's IPP front reports: the printer's status while it holds the queue (paper
@@ -55,9 +57,10 @@ final class PrintWorker: Service, Sendable {
   init(
     printer: PrinterConfig, store: any JobStore, engine: ReceiptEngine, templates: URL, maxAttempts: Int,
     logger: Logger, metrics: ServerMetrics, archive: URL? = nil, failoverAfter: TimeInterval = 30,
-    maxCrashes: Int = 3, grace: TimeInterval = 10, polled: PolledPrinters? = nil
+    maxCrashes: Int = 3, grace: TimeInterval = 10, polled: PolledPrinters? = nil, mail: MailSettings? = nil
   ) {
     self.polled = polled
+    self.mail = mail
     self.archive = archive
     self.maxCrashes = maxCrashes
     self.outage = Outage(failoverAfter: failoverAfter)

@@ -67,7 +67,8 @@ final class QueueWorkers: Service, Sendable {
         printer: printer, store: store, engine: engine, templates: configuration.templates,
         maxAttempts: configuration.maxAttempts, logger: logger, metrics: metrics,
         archive: configuration.archiveDirectory, failoverAfter: configuration.failoverAfter,
-        maxCrashes: configuration.maxCrashes, grace: configuration.shutdownGrace, polled: polled)
+        maxCrashes: configuration.maxCrashes, grace: configuration.shutdownGrace, polled: polled,
+        mail: configuration.mail)
     }
     for worker in workers { polled.register(worker.printer.name) { [weak worker] in worker?.wake() } }
     current.withLock { $0 = workers }

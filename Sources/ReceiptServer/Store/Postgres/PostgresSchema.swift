@@ -231,6 +231,7 @@ enum PostgresSchema {
         """
       ]
     ),
+    (8, "e-receipts: a job's address", [#"ALTER TABLE job ADD COLUMN "recipient" text"#]),
   ]
 
   /// Brings the database up to the newest schema, in one transaction.
