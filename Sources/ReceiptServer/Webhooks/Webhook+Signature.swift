@@ -12,11 +12,18 @@ extension Webhook {
   /// scheme's encoding after its prefix, and the HMAC-SHA256 of the body with the secret —
   /// compared in constant time (swift-crypto's `isValidAuthenticationCode`).
   func verify(body: Data, headers: HTTPFields) throws(Refusal) {
-    guard let value = headers[signatureHeader] else {
-      throw Refusal(reason: "no \(signatureHeader.canonicalName) header")
-    }
+    try Self.verify(
+      headers[signatureHeader], named: signatureHeader.canonicalName, body: body, key: key, encoding: encoding,
+      prefix: prefix)
+  }
+
+  /// The check itself, on a header's value (nil: absent) named `header` in messages.
+  static func verify(
+    _ value: String?, named header: String, body: Data, key: SymmetricKey, encoding: Encoding, prefix: String
+  ) throws(Refusal) {
+    guard let value else { throw Refusal(reason: "no \(header) header") }
     guard value.hasPrefix(prefix) else {
-      throw Refusal(reason: "the \(signatureHeader.canonicalName) header does not start with '\(prefix)'")
+      throw Refusal(reason: "the \(header) header does not start with '\(prefix)'")
     }
     let text = value.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
     let signature: Data?
@@ -25,7 +32,7 @@ extension Webhook {
     case .hex: signature = Self.hexBytes(text)
     }
     guard let signature, signature.count == SHA256.byteCount else {
-      throw Refusal(reason: "the \(signatureHeader.canonicalName) header is not an HMAC-SHA256 in \(encoding.rawValue)")
+      throw Refusal(reason: "the \(header) header is not an HMAC-SHA256 in \(encoding.rawValue)")
     }
     guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: body, using: key) else {
       throw Refusal(reason: "the signature does not match the body and this webhook's secret")
