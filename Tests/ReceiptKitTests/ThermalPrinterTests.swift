@@ -90,6 +90,8 @@ import Testing
     )
     #expect(page.cut == "partial")
     #expect(simulator.refusedCommands.isEmpty, "\(simulator.refusedCommands)")
+    // A job is recorded when its connection ends, which may be a moment after the cut.
+    #expect(Self.waitFor(20) { !simulator.jobs.isEmpty }, "the connection ended")
     let bytes = try #require(simulator.jobs.first)
     let star = Data([0x1B, 0x40, 0x1B, 0x2A, 0x72, 0x41])  // ESC @, ESC * r A
     #expect((bytes.prefix(6) == star) == (model.commandSet == "star"), "\(name) speaks its own command set")
