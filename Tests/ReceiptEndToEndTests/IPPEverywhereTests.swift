@@ -156,11 +156,17 @@ import Testing
     let optional = [
       "document-format-preferred", "pdf-versions-supported", "pdf-k-octets-supported", "jpeg-k-octets-supported",
       "printer-input-tray", "printer-output-tray", "printer-supply", "document-password-supported",
+      "jpeg-features-supported",
     ]
     let present = try IPPClient.request(
       "ipp://localhost:\(daemon.ippPort ?? 0)/ipp/print/till", operation: "Get-Printer-Attributes",
       ["ATTR keyword requested-attributes \(optional.joined(separator: ","))"])
     for name in optional { #expect(!present.values(name).isEmpty, "\(name) is there for the suite to check") }
+    // jpeg-features-supported's keywords as IANA's IPP registry lists them (PWG 5100.16).
+    let jpegFeatures: Set = ["arithmetic", "cmyk", "deep", "hierarchical", "icc", "lossless", "none", "progressive"]
+    #expect(
+      present.values("jpeg-features-supported").allSatisfy { jpegFeatures.contains($0) },
+      "\(present.values("jpeg-features-supported"))")
     #expect(run.status == 0 && run.failures.isEmpty, "\(run.failures)")
     #expect(run.output.contains("0 failed"), "\(run.output.suffix(300))")
     for test in ["I-10. Get-Printer-Attributes Operation (default)", "I-14. Get-Job-Attributes Operation", "I-19.3"] {

@@ -76,6 +76,9 @@ extension IPPFront {
           IPPValue.keyword)),
       IPPAttribute("pdf-k-octets-supported", .range(0, documentKilobytes)),
       IPPAttribute("jpeg-k-octets-supported", .range(0, documentKilobytes)),
+      // PWG 5100.16: no JPEG feature beyond baseline is promised (the reader may take more; a
+      // client that asks sends baseline JPEG, which every reader here is tested with).
+      IPPAttribute("jpeg-features-supported", .keyword("none")),
       // PWG 5100.13's trays (the Printer MIB's input and output tables as key=value;): the roll
       // (continuous, as wide as the paper; capacity and level unknown) and the face-up exit.
       IPPAttribute(
