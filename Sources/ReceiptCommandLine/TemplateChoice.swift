@@ -31,26 +31,29 @@ package struct TemplateChoice: ParsableArguments {
   /// The shell's completion of `--template`: the names in the templates directory the command
   /// line names (`--templates DIR`), else `$RECEIPT_TEMPLATES`, `./Templates` or the installed one.
   @Sendable package static func templateNames(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
-    var candidates: [URL] = []
+    var given: [URL] = []
     if let flag = words.firstIndex(of: "--templates"), flag + 1 < words.count {
-      candidates.append(URL(fileURLWithPath: words[flag + 1]))
+      given.append(URL(fileURLWithPath: words[flag + 1]))
     }
-    if let env = ProcessInfo.processInfo.environment["RECEIPT_TEMPLATES"] {
-      candidates.append(URL(fileURLWithPath: env))
-    }
-    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-      .deletingLastPathComponent()
-    candidates += [
-      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Templates"),
-      executable.appendingPathComponent("../share/receipt/Templates"),
-      executable.appendingPathComponent("../../Templates"),
-    ]
-    for url in candidates {
+    if let env = ProcessInfo.processInfo.environment["RECEIPT_TEMPLATES"] { given.append(URL(fileURLWithPath: env)) }
+    for url in given + defaultDirectories() {
       if let names = try? TemplateLibrary(directory: url).templateNames(), !names.isEmpty {
         return names.filter { $0.hasPrefix(prefix) }
       }
     }
     return []
+  }
+
+  /// Where templates are looked for when neither `--templates` nor `$RECEIPT_TEMPLATES` says:
+  /// `./Templates`, then beside the program in a checkout and in an installation.
+  static func defaultDirectories() -> [URL] {
+    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+      .deletingLastPathComponent()
+    return [
+      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Templates"),
+      executable.appendingPathComponent("../../Templates"),  // .build/<config>/receipt in a checkout
+      executable.appendingPathComponent("../share/receipt/Templates"),  // PREFIX/bin/receipt
+    ]
   }
 
   /// A template given as a path (`tpl/shop.xml`, `./shop`): it has a `/` or ends in `.xml`.
@@ -82,14 +85,7 @@ package struct TemplateChoice: ParsableArguments {
     }
     if let templates { return URL(fileURLWithPath: templates) }
     if let env = ProcessInfo.processInfo.environment["RECEIPT_TEMPLATES"] { return URL(fileURLWithPath: env) }
-    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-      .deletingLastPathComponent()
-    let candidates = [
-      URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Templates"),
-      executable.appendingPathComponent("../../Templates"),  // .build/<config>/receipt in a checkout
-      executable.appendingPathComponent("../share/receipt/Templates"),  // PREFIX/bin/receipt
-    ]
-    for url in candidates
+    for url in Self.defaultDirectories()
     where FileManager.default.fileExists(atPath: url.appendingPathComponent("\(template).xml").path) {
       return url.standardizedFileURL
     }

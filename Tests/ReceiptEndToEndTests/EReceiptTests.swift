@@ -104,6 +104,13 @@ import Testing
     get throws { try String(contentsOfFile: "\(templates)/Examples/small.json", encoding: .utf8) }
   }
 
+  /// `POST /v1/jobs` of the example order through `receipt` to `printer`, to `email` if given.
+  func submit(_ daemon: Daemon, printer: String, email: String? = nil) throws -> Daemon.Response {
+    let address = email.map { #", "email": "\#($0)""# } ?? ""
+    let body = #"{"template": "receipt", "printer": "\#(printer)"\#(address), "data": \#(try Self.order)}"#
+    return try daemon.request("POST", "/v1/jobs", body: Data(body.utf8))
+  }
+
   func completed(_ daemon: Daemon, _ id: String) -> Bool {
     waitUntil(seconds: 60) { (try? daemon.request("GET", "/v1/jobs/\(id)").json["state"] as? String) == "completed" }
   }
@@ -116,9 +123,7 @@ import Testing
     try daemon.start()
     defer { _ = daemon.terminate() }
     let order = try Self.order
-    let job = try daemon.request(
-      "POST", "/v1/jobs",
-      body: Data(#"{"template": "receipt", "printer": "inbox", "email": "anna@example.com", "data": \#(order)}"#.utf8))
+    let job = try submit(daemon, printer: "inbox", email: "anna@example.com")
     #expect(job.status == 202, "\(String(decoding: job.body, as: UTF8.self))")
     let id = try #require(job.json["id"] as? String)
     #expect(job.json["email"] as? String == "anna@example.com")
@@ -139,8 +144,7 @@ import Testing
       Data(base64Encoded: message["pdf"] ?? "") == preview.body, "the attachment is /v1/render's PDF, byte for byte")
 
     // A fixed destination takes the order's own address from nowhere: every job goes to it.
-    let books = try daemon.request(
-      "POST", "/v1/jobs", body: Data(#"{"template": "receipt", "printer": "accounts", "data": \#(order)}"#.utf8))
+    let books = try submit(daemon, printer: "accounts")
     #expect(books.status == 202)
     #expect(completed(daemon, try #require(books.json["id"] as? String)))
     #expect(try smtp.messages().contains { $0["to"] == "books@cafe.example" })
@@ -177,10 +181,7 @@ import Testing
     let daemon = try daemon(work, smtp: smtp, slow: true)
     try daemon.start()
     defer { _ = daemon.terminate() }
-    let order = try Self.order
-    let job = try daemon.request(
-      "POST", "/v1/jobs",
-      body: Data(#"{"template": "receipt", "printer": "inbox", "data": \#(order), "email": "ben@example.com"}"#.utf8))
+    let job = try submit(daemon, printer: "inbox", email: "ben@example.com")
     let id = try #require(job.json["id"] as? String)
     let started = work.appendingPathComponent("transport-started")
     #expect(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: started.path) })
@@ -188,9 +189,7 @@ import Testing
     try daemon.start()
     #expect(completed(daemon, id))
     // A second job after it: once it has arrived, the first cannot still be on its way.
-    let second = try daemon.request(
-      "POST", "/v1/jobs",
-      body: Data(#"{"template": "receipt", "printer": "inbox", "data": \#(order), "email": "cleo@example.com"}"#.utf8))
+    let second = try submit(daemon, printer: "inbox", email: "cleo@example.com")
     #expect(completed(daemon, try #require(second.json["id"] as? String)))
     let recipients = try smtp.messages().compactMap { $0["to"] }.sorted()
     #expect(recipients == ["ben@example.com", "cleo@example.com"], "exactly once each: \(recipients)")

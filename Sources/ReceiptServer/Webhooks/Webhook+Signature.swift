@@ -47,7 +47,7 @@ extension Webhook {
     {
       return id
     }
-    return "sha256-" + SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
+    return "sha256-" + ArchiveFile.sha256(body)
   }
 
   /// The idempotency key of a delivery: the webhook's name and the delivery's.

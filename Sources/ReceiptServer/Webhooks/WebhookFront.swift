@@ -90,10 +90,8 @@ struct WebhookFront: Sendable {
 }
 
 extension WebhookFront {
-  /// A string as a JSON string literal.
-  static func quoted(_ text: String) -> String {
-    (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
-  }
+  /// A string as a JSON string literal (the parser's own serialization).
+  static func quoted(_ text: String) -> String { String(decoding: JSONValue.string(text).serialized, as: UTF8.self) }
 }
 
 /// The answer to a WooCommerce ping.
