@@ -106,7 +106,7 @@ bench: setup
 
 ## The benchmark suite on the ordo-one harness (p50/p99, allocations; instructions where perf allows).
 benchmark: setup
-	swift package --disable-sandbox benchmark --no-progress
+	RECEIPT_BENCHMARKS=1 swift package --disable-sandbox benchmark --no-progress
 
 ## Whole-process timings beside pango-view, WeasyPrint and python-escpos (installs them if missing).
 side-by-side: setup-test
@@ -115,10 +115,11 @@ side-by-side: setup-test
 	python3 scripts/side-by-side.py 15
 
 ## Every shipped locale one-shot, a fresh daemon's first German preview, and batches of 10,000
-## orders beside pango-view and WeasyPrint (scripts/bench-batch.py).
+## orders beside pango-view, WeasyPrint and the cairo floor (scripts/bench-batch.py).
 bench-batch: setup-test
 	@PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check weasyprint
 	$(RELEASE_BOTH)
+	$(RELEASE) --product receipt-bench
 	python3 scripts/bench-batch.py 10000 21
 
 ## libFuzzer on templates, order JSON, images, job bodies and the configuration file, with

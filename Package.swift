@@ -29,6 +29,12 @@ let shippedLinking: [LinkerSetting] = [
     ], .when(configuration: .release))
 ]
 
+/// The ordo-one benchmark harness (`make benchmark`) and the tools its plugin builds for the host
+/// (a second ArgumentParser, swift-system, atomics, numerics, …) are part of the package only when
+/// `RECEIPT_BENCHMARKS` is set: `make test` and `make demo` do not compile them (about a tenth of a
+/// fresh build). `receipt-bench` and the fuzz targets need nothing extra and are always built.
+let withBenchmarks = Context.environment["RECEIPT_BENCHMARKS"] != nil
+
 let package = Package(
   name: "receipt",
   platforms: [.macOS(.v14)],
@@ -39,8 +45,8 @@ let package = Package(
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-    .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
-    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    // Without its swift-configuration support (a trait on by default; the daemon reads serve.json itself).
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: ["FullFoundation"]),
     .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.8.0"),
@@ -148,18 +154,9 @@ let package = Package(
 
     .executableTarget(
       name: "receipt-bench",
-      dependencies: ["ReceiptLayout", "ReceiptModel", "ReceiptRender", "ReceiptPrint", "CDeflateLevel"]),
+      dependencies: ["ReceiptKit", "ReceiptLayout", "ReceiptModel", "ReceiptRender", "ReceiptPrint", "CDeflateLevel"]),
     // libFuzzer targets (`make fuzz`); without -DFUZZING it replays corpus files.
     .executableTarget(name: "receipt-fuzz", dependencies: ["ReceiptKit", "ReceiptServer"], path: "Fuzz/ReceiptFuzz"),
-    .executableTarget(
-      name: "ReceiptBenchmarks",
-      dependencies: [
-        "ReceiptKit", "ReceiptLayout", "ReceiptRender", "ReceiptPrint", "CDeflateLevel",
-        .product(name: "Benchmark", package: "benchmark"),
-      ],
-      path: "Benchmarks/ReceiptBenchmarks",
-      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-    ),
     .target(
       name: "ReceiptTestSupport",
       dependencies: ["ReceiptModel", .product(name: "Crypto", package: "swift-crypto")], path: "Tests/Support",
@@ -192,6 +189,21 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+if withBenchmarks {
+  package.dependencies.append(
+    .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
+  package.targets.append(
+    .executableTarget(
+      name: "ReceiptBenchmarks",
+      dependencies: [
+        "ReceiptKit", "ReceiptLayout", "ReceiptRender", "ReceiptPrint", "CDeflateLevel",
+        .product(name: "Benchmark", package: "benchmark"),
+      ],
+      path: "Benchmarks/ReceiptBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ))
+}
 
 // `any` spelled out for every existential, in every target (as Hummingbird does).
 for target in package.targets where target.type != .system && target.type != .plugin {

@@ -8,6 +8,8 @@
   3. batches: N orders (the shipped examples, all locales mixed, seeded) to PDF and to ESC/POS in
      one `receipt render - -o DIR/` process: receipts per second and peak RSS; beside pango-view
      run once per receipt and WeasyPrint rendering the same receipts as HTML in one process;
+  3b. the cairo floor: the same PDFs written by a minimal C program on cairo from receipt's own
+     recorded calls, per receipt, against receipt's batch of the same orders;
   4. `receipt print` of the small example to a socket printer in every locale: time from starting
      the process to the first byte arriving at the printer's socket (a loopback listener that
      reads and timestamps, on its own clock), and to the last byte.
@@ -204,6 +206,64 @@ for name, per, _, _ in rows[4:]:
     print(f"\n{name}: receipt's PDF batch is {per / batch_pdf:.1f}× faster per receipt, its ESC/POS batch"
           f" {per / batch_escpos:.1f}×.", end="")
 print(f"\n\nMachine: {os.cpu_count()} cores; outputs in {memory} (tmpfs) unless said (fsync once per batch).\n")
+
+
+# 3b. The cairo floor: the same pages written by a minimal C program on cairo (scripts/bench/
+# cairo-floor.c) from the renderer's own calls, recorded by `receipt-bench record` (the same glyph
+# runs, rules, images and barcode masks; its PDFs are byte-identical to receipt's). Both on the
+# same FLOOR orders (the batch's first), both on both cores (receipt: its two workers; the floor:
+# two processes, half the receipts each, timed from after loading), taking turns ROUNDS times.
+FLOOR = min(ORDERS, 2000)
+floor_dir = tempfile.mkdtemp(prefix="receipt-floor-", dir=memory)
+floor_bin = os.path.join(work, "cairo-floor")
+cflags = subprocess.run(["pkg-config", "--cflags", "--libs", "cairo-ft", "freetype2"], check=True, capture_output=True,
+                        text=True).stdout.split()
+subprocess.run(["cc", "-O2", "-o", floor_bin, os.path.join(ROOT, "scripts/bench/cairo-floor.c"),
+                os.path.join(ROOT, "Sources/CDeflateLevel/deflate_level.c"),
+                "-I" + os.path.join(ROOT, "Sources/CDeflateLevel/include")] + cflags + ["-lz"], check=True)
+subset = os.path.join(work, "floor.jsonl")
+with open(lines) as f, open(subset, "w") as out:
+    for _, line in zip(range(FLOOR), f):
+        out.write(line)
+recorded = os.path.join(floor_dir, "ops")
+subprocess.run([os.path.join(ROOT, ".build/release/receipt-bench"), "record", subset, os.path.join(ROOT, "Templates"),
+                recorded], check=True)
+ops = [os.path.join(recorded, f"{n}.ops") for n in range(FLOOR)]
+
+
+def floor_round():
+    outs = [tempfile.mkdtemp(dir=floor_dir) for _ in range(2)]
+    halves = [subprocess.Popen([floor_bin, outs[h]] + ops[h::2], stdout=subprocess.PIPE, text=True) for h in range(2)]
+    per = [float(p.communicate()[0]) for p in halves]
+    assert all(p.returncode == 0 for p in halves)
+    for out in outs:
+        shutil.rmtree(out, ignore_errors=True)
+    return 1 / sum(1 / t for t in per)  # both cores: receipts per second add up
+
+
+def receipt_round():
+    out = tempfile.mkdtemp(dir=floor_dir)
+    with open(subset) as stdin:
+        seconds, _ = timed([RECEIPT, "render", "-", "-o", out + "/", "--format", "pdf", "--quiet"], stdin=stdin)
+    shutil.rmtree(out, ignore_errors=True)
+    return seconds / FLOOR
+
+
+floors, ours, floor_ratios = [], [], []
+for _ in range(ROUNDS * 2 + 1):
+    ours.append(receipt_round())
+    floors.append(floor_round())
+    floor_ratios.append(ours[-1] / floors[-1])
+shutil.rmtree(floor_dir, ignore_errors=True)
+print(f"## The cairo floor: {FLOOR:,} of these orders to PDF, both on both cores ({ROUNDS * 2 + 1} rounds)\n")
+print("| run | per receipt (median) | receipts/s |")
+print("|---|---|---|")
+print(f"| `receipt render` batch (bind, lay out, render, write) | {statistics.median(ours) * 1000:.3f} ms "
+      f"| {1 / statistics.median(ours):,.0f} |")
+print(f"| cairo floor (the same cairo calls from C, fonts and images loaded) | {statistics.median(floors) * 1000:.3f} ms "
+      f"| {1 / statistics.median(floors):,.0f} |")
+print(f"\nreceipt's batch per receipt against the floor, round by round: "
+      f"{' / '.join(f'{r:.2f}' for r in floor_ratios)} (median **{statistics.median(floor_ratios):.2f}×**).\n")
 
 
 # 4. Time to first byte at a socket printer.

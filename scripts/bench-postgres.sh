@@ -52,11 +52,25 @@ stop() {
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
   pids=()
 }
-# wrk against every port at once, 8 connections in all; prints the summed rate and the worst p50/p99.
+# CPU seconds (user + system) used so far by the daemons and by PostgreSQL's processes.
+cpu() {
+  local ticks=0 pid
+  for pid in "$@"; do
+    [[ -r /proc/$pid/stat ]] && ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
+  done
+  echo "$ticks"
+}
+postgres_pids() { pgrep -u postgres -f "postgres" | tr '\n' ' '; }
+# wrk against every port at once, 8 connections in all; prints the summed rate, the worst p50/p99
+# and the CPU the daemons and PostgreSQL used per submission (ms).
 load() {
-  local label=$1 n=${#ports[@]} per=$((8 / ${#ports[@]}))
-  ((per >= 1)) || per=1
+  local label=$1 n=${#ports[@]} per
+  local pg_before daemons_before
+  daemons_before=$(cpu "${pids[@]}")
+  pg_before=$(cpu $(postgres_pids))
   for i in "${!ports[@]}"; do
+    # 8 connections in all: with three daemons 3, 3 and 2.
+    per=$(((8 + n - 1 - i) / n))
     RECEIPT_ORDER=Templates/Examples/small.json wrk -t1 -c"$per" -d"${duration}s" --latency \
       -s scripts/bench/submit.lua "http://127.0.0.1:${ports[$i]}" >"$work/wrk-$i.txt" &
   done
@@ -67,11 +81,16 @@ load() {
   p50=$(cat "$work"/wrk-*.txt | awk '$1 == "50%" {print $2}' | sort -h | tail -1)
   p99=$(cat "$work"/wrk-*.txt | awk '$1 == "99%" {print $2}' | sort -h | tail -1)
   bad=$(cat "$work"/wrk-*.txt | awk '/Non-2xx/ {n += $5} END {print n + 0}')
-  echo "| $label | $n | $rps | $p50 | $p99 | $bad |"
+  local hz requests daemons_ms pg_ms
+  hz=$(getconf CLK_TCK)
+  requests=$(cat "$work"/wrk-*.txt | awk '/requests in/ {n += $1} END {print n + 0}')
+  daemons_ms=$(awk -v t=$(($(cpu "${pids[@]}") - daemons_before)) -v r="$requests" -v hz="$hz" 'BEGIN {printf "%.2f", t * 1000 / hz / r}')
+  pg_ms=$(awk -v t=$(($(cpu $(postgres_pids)) - pg_before)) -v r="$requests" -v hz="$hz" 'BEGIN {printf "%.2f", t * 1000 / hz / r}')
+  echo "| $label | $n | $rps | $p50 | $p99 | $bad | $daemons_ms | $pg_ms |"
   rm -f "$work"/wrk-*.txt
 }
-echo "| store | daemons | submissions/s | p50 (worst daemon) | p99 (worst daemon) | non-2xx |"
-echo "|---|---|---|---|---|---|"
+echo "| store | daemons | submissions/s | p50 (worst daemon) | p99 (worst daemon) | non-2xx | daemons' CPU per submission | PostgreSQL's CPU per submission |"
+echo "|---|---|---|---|---|---|---|---|"
 start "$work/queue.sqlite" 1
 load "SQLite" && stop
 psql -c "CREATE DATABASE one" >/dev/null

@@ -20,6 +20,7 @@ extension CairoPainter {
       return
     }
     var y = code.rect.y
+    var bars: [Rect] = []
     for (r, row) in code.modules.enumerated() {
       let h = code.rowHeights[r]
       var c = 0
@@ -31,10 +32,17 @@ extension CairoPainter {
         let start = c
         while c < row.count, row[c] { c += 1 }
         cairo_rectangle(cr, code.rect.x + Double(start) * code.moduleWidth, y, Double(c - start) * code.moduleWidth, h)
+        if recording != nil {
+          bars.append(
+            Rect(
+              x: code.rect.x + Double(start) * code.moduleWidth, y: y, width: Double(c - start) * code.moduleWidth,
+              height: h))
+        }
       }
       y += h
     }
     cairo_fill(cr)
+    recording?.bars(bars)
   }
 
   /// A symbol's rows as masks: each stretch of rows of one height (all of a QR code, the one
@@ -84,5 +92,6 @@ extension CairoPainter {
     cairo_mask(cr, pattern)
     cairo_restore(cr)
     try mask.check()
+    try recording?.mask(rows, width: width, at: origin, module: module)
   }
 }

@@ -24,6 +24,9 @@ final class CairoPainter {
   /// Where a document's images come from: kept surfaces lent for this render (PDFRenderer gives
   /// them back after its PDF surface is destroyed). nil: a new surface for each image drawn.
   var imageSurfaces: LentImageSurfaces?
+  /// Where each cairo call on a document is written down too (the benchmarks' cairo floor); nil
+  /// but there.
+  var recording: PaintRecording?
 
   /// Paints one page's items; the context's user space is points with (0, 0) at the page's top-left.
   /// Items for which `skip` is true are left out (the raster renderer dithers those itself).
@@ -76,10 +79,12 @@ final class CairoPainter {
         setInk(fill.ink, cr)
         if isDocument, let dash = fill.dash {
           stroke(fill.rect, dash: dash, cr)
+          recording?.stroke(fill.rect, dash: dash, ink: fill.ink)
         } else {
           for piece in fill.pieces {
             cairo_rectangle(cr, piece.x, piece.y, piece.width, piece.height)
             cairo_fill(cr)
+            recording?.rect(piece, ink: fill.ink)
           }
         }
       case .glyphs(let run):
@@ -134,6 +139,7 @@ final class CairoPainter {
     cairo_paint(cr)
     cairo_restore(cr)
     withExtendedLifetime(surface) {}
+    try recording?.image(image.image, in: image.rect)
   }
 
   /// An RGB24 surface holding a decoded image's gray values.
@@ -176,6 +182,9 @@ final class CairoPainter {
           Int32(cairoClusters.count), backward ? CAIRO_TEXT_CLUSTER_FLAG_BACKWARD : cairo_text_cluster_flags_t(0))
       }
     }
+    recording?.text(
+      font: run.font, xScale: run.size * run.horizontalScale, yScale: run.size * run.verticalScale, ink: run.ink,
+      backward: backward, glyphs: glyphs, clusters: cairoClusters, utf8: utf8)
   }
 
   /// Draws runs of one font and ink with one text call: glyphs at their page positions and, in
@@ -212,6 +221,9 @@ final class CairoPainter {
           cairo_text_cluster_flags_t(0))
       }
     }
+    recording?.text(
+      font: first.font, xScale: first.size * first.horizontalScale, yScale: first.size * first.verticalScale,
+      ink: first.ink, backward: false, glyphs: glyphs, clusters: clusters, utf8: utf8)
   }
 
   /// The text as cairo accepts it: cairo refuses noncharacters (U+FFFE, U+FFFF, U+FDD0–FDEF…)

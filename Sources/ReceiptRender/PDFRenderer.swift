@@ -26,13 +26,19 @@ public struct PDFRenderer: Sendable {
 
   /// Renders to PDF bytes.
   public func render(_ receipt: LaidOutReceipt) throws -> Data {
+    try render(receipt, recording: nil)
+  }
+
+  /// Renders to PDF bytes, each cairo call written down in `recording` too (the benchmarks'
+  /// cairo floor: `receipt-bench record`).
+  package func render(_ receipt: LaidOutReceipt, recording: PaintRecording?) throws -> Data {
     let images = LentImageSurfaces(from: imagePool)
     // Given back once `write` has returned: its cairo surface and context are destroyed then.
     defer { images.giveBack() }
-    return try write(receipt, images: images)
+    return try write(receipt, images: images, recording: recording)
   }
 
-  private func write(_ receipt: LaidOutReceipt, images: LentImageSurfaces) throws -> Data {
+  private func write(_ receipt: LaidOutReceipt, images: LentImageSurfaces, recording: PaintRecording?) throws -> Data {
     let sink = ByteSink()
     let first = receipt.pages.first
     let pdf = try CairoSurface(
@@ -51,8 +57,10 @@ public struct PDFRenderer: Sendable {
     let cr = context.pointer
     let painter = CairoPainter()
     painter.imageSurfaces = images
+    painter.recording = recording
     for page in receipt.pages {
       cairo_pdf_surface_set_size(surface, page.width, page.cutLength)
+      recording?.page(width: page.width, height: page.cutLength)
       // The paper, white, first: cairo's PDF analysis unions every later drawing call's box into
       // a region of the page, which costs a pass over its rectangles each time (an Arabic receipt
       // makes ~200 calls) — unless the region is already the whole page. 4 % of a PDF receipt.

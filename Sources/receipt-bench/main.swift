@@ -6,6 +6,11 @@ import ReceiptModel
 import ReceiptPrint
 import ReceiptRender
 
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "record" {
+  try record(orders: CommandLine.arguments[2], templates: CommandLine.arguments[3], output: CommandLine.arguments[4])
+  exit(0)
+}
+
 let engine = try ReceiptLayoutEngine()
 let words = "coffee latte bagel muffin tea juice water scone toast bowl salad wrap soup cake cookie pie".split(
   separator: " ")

@@ -46,6 +46,10 @@ final class PrintWorker: Service, Sendable {
   /// The printer's one thread for blocking work.
   let pool = BlockingPool(threads: 1)
   private let signal = WakeSignal()
+  /// Signaled by ``stop()`` only: a worker waiting to take a printer another daemon owns is not
+  /// woken by that printer's work (every submission's wake-up reaches every daemon; each woke
+  /// the waiting workers of a fleet into a new database session — the owner prints it).
+  private let stopping = WakeSignal()
   /// When the job in hand must be left (set when the daemon stops: now + `grace`).
   private let leaveAt = Locked<Date?>(nil)
   /// Seconds between attempts to take a printer another daemon owns.
@@ -97,7 +101,7 @@ final class PrintWorker: Service, Sendable {
       do {
         signal.reset()  // what is committed now is seen by the claim below
         guard try await holdsPrinter() else {
-          await pause(Self.ownershipRetry)
+          if !isStopping { await stopping.wait(until: Date().addingTimeInterval(Self.ownershipRetry)) }
           continue
         }
         let hold = await rawPrinterHold()
@@ -129,6 +133,7 @@ final class PrintWorker: Service, Sendable {
   func stop() {
     leaveAt.withLock { $0 = $0 ?? Date().addingTimeInterval(grace) }
     signal.signal()
+    stopping.signal()
   }
 
   /// There may be work: an accepted, retried or requeued job (the store calls this after the

@@ -8,6 +8,14 @@ extension PostgresJobStore {
   func insert(_ submission: Submission) async throws -> Inserted {
     let now = Date()
     do {
+      // A job is one statement (its own transaction: one round trip); an order's tickets and a
+      // reprint's number need several, in one transaction.
+      if case .job(let request, let key) = submission {
+        return try await withConnection { connection in
+          let (job, created) = try await self.insert(request, idempotencyKey: key, now: now, connection)
+          return .job(job, created: created)
+        }
+      }
       return try await transaction { connection in try await self.insert(submission, now: now, connection) }
     } catch let error as StatementError where error.isUniqueViolation {
       // Another daemon committed the same idempotency key first: answer what that key names.
@@ -69,167 +77,51 @@ extension PostgresJobStore {
     }
   }
 
-  /// Stores a job in an open transaction (or finds the one its key names). It holds the printer's
-  /// submission lock shared (submissions to one printer still commit together, one WAL flush for
-  /// many) from before its `sequence` is drawn until it commits; a claim takes the lock exclusively,
-  /// so it sees every job with a lower sequence committed.
+  /// Stores a job in one statement — in a transaction of its own, or in the caller's — or finds
+  /// the one its key names. The statement takes the printer's submission lock shared before the
+  /// row (and its `sequence`) is made, and holds it until the transaction commits (submissions to
+  /// one printer still commit together, one WAL flush for many); a claim takes the lock
+  /// exclusively (`receipt_queue_head`), so it sees every job with a lower sequence committed.
+  /// A key already stored is no error (`ON CONFLICT DO NOTHING`, which waits for a submission of
+  /// the same key in flight): the job it names is read then.
   private func insert(
     _ request: JobRequest, idempotencyKey key: String?, orderID: String? = nil, now: Date,
     _ connection: PostgresConnection
   ) async throws -> (job: Job, created: Bool) {
-    try await connection.query(
-      "SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.submitLock), hashtext(\(request.printer)))",
-      logger: logger)
-    if let key, let existing = try await job(idempotencyKey: key, connection) { return (existing, false) }
     // The job as the queue's rule makes it (`Job.init`); the database numbers it.
-    let job = Job(
+    let new = Job(
       request, id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: key, orderID: orderID, now: now)
     let columns = JobColumn.allCases.filter { $0 != .sequence }
     var bindings = PostgresBindings()
-    try PostgresRowEncoder.bind(columns.map(\.rawValue), from: try PostgresRowEncoder.columns(of: job), into: &bindings)
+    try PostgresRowEncoder.bind(columns.map(\.rawValue), from: try PostgresRowEncoder.columns(of: new), into: &bindings)
     // The wake-up the rule gives a new job (its number aside, the job is the one stored), sent in
-    // the same statement: one round trip fewer per submission (`NOTIFY` is delivered at commit).
-    bindings.append(Job.printersToWake(from: nil, to: job).sorted())
+    // the same statement (`NOTIFY` is delivered at commit).
+    bindings.append(request.printer)
+    bindings.append(Job.printersToWake(from: nil, to: new).sorted())
+    // Parameters typed as their columns: an `INSERT … SELECT` does not infer them from the table.
+    let values = columns.enumerated().map { "$\($0.offset + 1)::\($0.element.postgresType)" }
     let sql = """
       WITH inserted AS (
         INSERT INTO job (\(columns.map(\.quoted).joined(separator: ", ")))
-        VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", ")))
+        SELECT \(values.joined(separator: ", "))
+        FROM (SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.submitLock), hashtext($\(columns.count + 1)))) AS submission
+        ON CONFLICT ("idempotencyKey") DO NOTHING
         RETURNING \(PostgresSchema.jobColumns))
       SELECT inserted.*,
-        (SELECT count(pg_notify('receipt_work', printer)) FROM unnest($\(columns.count + 1)::text[]) AS printer) AS woken
+        (SELECT count(pg_notify('receipt_work', printer)) FROM unnest($\(columns.count + 2)::text[]) AS printer) AS woken
       FROM inserted
       """
     let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).collect()
-    guard let row = rows.first else { throw StoreUnavailable(reason: "the insert of job \(job.id) returned nothing") }
-    return (try Job(postgres: row), true)
+    if let row = rows.first { return (try Job(postgres: row), true) }
+    guard let key, let existing = try await job(idempotencyKey: key, connection) else {
+      throw StoreUnavailable(reason: "the insert of job \(new.id) returned nothing")
+    }
+    return (existing, false)
   }
 
   private func job(idempotencyKey key: String, _ connection: PostgresConnection) async throws -> Job? {
     try await connection.query(
       #"SELECT \#(unescaped: PostgresSchema.jobColumns) FROM job WHERE "idempotencyKey" = \#(key)"#, logger: logger
     ).collect().first.map(Job.init(postgres:))
-  }
-
-  // MARK: Changing jobs
-
-  func update(_ id: String, _ change: @escaping @Sendable (inout Job) -> Bool) async throws -> (
-    Job, changed: Bool
-  )? {
-    let token = claims.withLock { $0[id] }
-    let result: (Job, Bool)?
-    do {
-      result = try await transaction { connection in
-        let rows = try await connection.query(
-          "SELECT \(unescaped: PostgresSchema.jobColumns), claim FROM job WHERE id = \(id) FOR UPDATE",
-          logger: self.logger
-        ).collect()
-        guard let row = rows.first else { return nil }
-        // Fencing: a job this daemon claimed changes only while it still carries this daemon's claim.
-        if let token, try row.makeRandomAccess()["claim"].decode(String?.self) != token {
-          throw OwnershipLost(job: id)
-        }
-        let original = try Job(postgres: row)
-        var job = original
-        let changed = change(&job)
-        if changed {
-          try await self.save(job, original: original, connection)
-          try await self.wake(Job.printersToWake(from: original, to: job), connection)
-        }
-        return (job, changed)
-      }
-    } catch let lost as OwnershipLost {
-      claims.withLock { _ = $0.removeValue(forKey: id) }
-      throw lost
-    }
-    if let (job, _) = result, job.state != .printing { claims.withLock { _ = $0.removeValue(forKey: id) } }
-    return result.map { ($0.0, changed: $0.1) }
-  }
-
-  /// The claim, on the connection that holds the printer (a daemon that lost it cannot claim),
-  /// under the printer's submission lock taken exclusively: every job with a lower sequence is
-  /// committed when the head is chosen.
-  func updateHead(of printer: String, _ change: @escaping @Sendable (inout Job) -> Bool) async throws -> (
-    Job, changed: Bool
-  )? {
-    guard let ownership = owners.withLock({ $0[printer] }) else { return nil }
-    let logger = self.logger
-    let result: (Job, Bool)? = try await guarded {
-      try await bounded(timeout, what: url.redacted, onTimeout: { try? await ownership.connection.close() }) { _ in
-        try await Self.transaction(on: ownership.connection, logger) { connection in
-          try await connection.query(
-            "SELECT pg_advisory_xact_lock(\(PostgresSchema.submitLock), hashtext(\(printer)))", logger: logger)
-          let rows = try await connection.query(
-            """
-            SELECT \(unescaped: PostgresSchema.jobColumns) FROM job
-            WHERE printer = \(printer) AND state IN (\(unescaped: PostgresSchema.openStates))
-              AND sequence = (
-                SELECT min(sequence) FROM job WHERE printer = \(printer) AND state IN (\(unescaped: PostgresSchema.openStates)))
-            FOR UPDATE SKIP LOCKED
-            """, logger: logger
-          ).collect()
-          guard let row = rows.first else { return nil }
-          let original = try Job(postgres: row)
-          var job = original
-          let changed = change(&job)
-          if changed {
-            try await self.save(job, claim: ownership.token, connection)
-            try await self.wake(Job.printersToWake(from: original, to: job), connection)
-          }
-          return (job, changed)
-        }
-      }
-    }
-    guard let (job, changed) = result else { return nil }
-    if changed { claims.withLock { $0[job.id] = ownership.token } }
-    return (job, changed: changed)
-  }
-
-  func updateAll(printer: String, state: Job.State, _ change: @escaping @Sendable (inout Job) -> Bool)
-    async throws -> [Job]
-  {
-    try await transaction { connection in
-      let rows = try await connection.query(
-        """
-        SELECT \(unescaped: PostgresSchema.jobColumns) FROM job WHERE printer = \(printer) AND state = \(state.rawValue)
-        ORDER BY sequence FOR UPDATE
-        """, logger: self.logger
-      ).collect()
-      var changed: [Job] = []
-      var wakes: Set<String> = []
-      for row in rows {
-        let original = try Job(postgres: row)
-        var job = original
-        guard change(&job) else { continue }
-        try await self.save(job, connection)
-        wakes.formUnion(Job.printersToWake(from: original, to: job))
-        changed.append(job)
-      }
-      try await self.wake(wakes, connection)
-      return changed
-    }
-  }
-
-  /// Writes back every field a rule can change (``JobColumn/changeable``). A job that is no
-  /// longer printing carries no claim; `claim` (a token) records this daemon's claim of it. The
-  /// document (`data`) is written only when it changed from `original` (a held job's document
-  /// arriving, or the document removed after its retention).
-  private func save(_ job: Job, claim: String? = nil, original: Job? = nil, _ connection: PostgresConnection)
-    async throws
-  {
-    var columns = JobColumn.changeable
-    if let original, original.data != job.data { columns.append(.data) }
-    var bindings = PostgresBindings()
-    try PostgresRowEncoder.bind(columns.map(\.rawValue), from: try PostgresRowEncoder.columns(of: job), into: &bindings)
-    let assignments = columns.enumerated().map { "\($1.quoted) = $\($0 + 1)" }.joined(separator: ", ")
-    let state = columns.count + 1
-    bindings.append(job.state.rawValue)
-    bindings.append(claim)
-    bindings.append(job.sequence)
-    let sql = """
-      UPDATE job SET \(assignments),
-        claim = CASE WHEN $\(state) <> 'printing' THEN NULL ELSE coalesce($\(state + 1), claim) END
-      WHERE sequence = $\(state + 2)
-      """
-    try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
   }
 }

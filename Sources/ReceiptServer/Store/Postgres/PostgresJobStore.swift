@@ -8,9 +8,13 @@ import PostgresNIO
 ///
 /// - Durability: a submission is committed (PostgreSQL's WAL flushed, `synchronous_commit` on)
 ///   before `insert` returns; nothing is half-stored (one transaction per submission or order).
-/// - Order: submissions to one printer take a transaction-level advisory lock, so `sequence`
-///   order is commit order; a claim takes the printer's head with `FOR UPDATE SKIP LOCKED` and
-///   only if nothing older is open, so FIFO holds however many daemons claim.
+/// - Order: a submission holds the printer's submission lock (transaction-level, shared) from
+///   before its `sequence` is drawn until it commits; a claim reads the printer's head under the
+///   lock taken exclusively (`receipt_queue_head`), so every job with a lower sequence is
+///   committed by then and FIFO holds however many daemons submit.
+/// - Changes: one statement each, saved by compare-and-set on the row's version (`xmin`), the
+///   rule applied again to the row as it is when another writer came first (see
+///   `PostgresJobStore+Changes`); a submission is one statement too.
 /// - Ownership: one daemon drives a printer at a time (see ``takeOwnership(of:)``).
 /// - Wake-ups: a trigger `NOTIFY`s every change of a job; each daemon `LISTEN`s (see
 ///   ``PostgresListener``).
@@ -28,8 +32,9 @@ final class PostgresJobStore: JobStore, Sendable {
   let health = Locked<String?>(nil)
   /// Printers this daemon owns: their ownership connection and fencing token.
   let owners = Locked<[String: PrinterOwnership]>([:])
-  /// Jobs this daemon claimed, with the token of the ownership they were claimed under.
-  let claims = Locked<[String: String]>([:])
+  /// Jobs this daemon claimed and prints: the token of the ownership they were claimed under,
+  /// and each job as last saved (``ClaimedJob``).
+  let claims = Locked<[String: ClaimedJob]>([:])
   let observers = Locked<[@Sendable (String) -> Void]>([])
   let listener: PostgresListener
   /// Open once the schema is migrated (by ``backgroundWork``); every operation waits for it.
@@ -305,17 +310,9 @@ final class PostgresJobStore: JobStore, Sendable {
     self.listener.addChangeListener(listener)
   }
 
-  /// Nothing to do here: the database announces every change that gives a printer work
-  /// (`receipt_work`, from a trigger) to every daemon, this one included, and the listener wakes
-  /// this daemon's workers then (``announce(_:)``) — once per change.
-  /// Wakes the daemon that drives each of `printers` — this one or another — when the
-  /// transaction on `connection` commits (`NOTIFY` is delivered at commit, never after a
-  /// rollback); each daemon hears it on its `LISTEN` connection (``PostgresListener``).
-  func wake(_ printers: Set<String>, _ connection: PostgresConnection) async throws {
-    for printer in printers.sorted() {
-      try await connection.query("SELECT pg_notify('receipt_work', \(printer))", logger: logger)
-    }
-  }
+  // Wake-ups are sent by the statements that make them (`pg_notify('receipt_work', …)` in the
+  // insert and in the compare-and-set save, delivered at commit, never after a rollback); every
+  // daemon hears them on its `LISTEN` connection (``PostgresListener``) — this one included.
 
   /// Tells this daemon's work observers what the database announced.
   func announce(_ printer: String) {

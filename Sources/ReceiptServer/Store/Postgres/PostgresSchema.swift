@@ -17,6 +17,10 @@ enum PostgresSchema {
   /// read by name (``PostgresRowDecoder``), never by position.
   static let jobColumns = JobColumn.allCases.map(\.quoted).joined(separator: ", ")
 
+  /// ``jobColumns``, the claim and the row's version (`xmin`, as text): what a change reads
+  /// (``VersionedJob``) to save by compare-and-set.
+  static let versionedColumns = jobColumns + #", claim, xmin::text AS "rowVersion""#
+
   /// ``Job/openStates`` as an SQL list: the states of the jobs in a printer's queue.
   static let openStates = Job.openStates.map { "'\($0.rawValue)'" }.joined(separator: ", ")
 
@@ -232,6 +236,24 @@ enum PostgresSchema {
       ]
     ),
     (8, "e-receipts: a job's address", [#"ALTER TABLE job ADD COLUMN "recipient" text"#]),
+    (
+      9, "a printer's queue head for a claim in one statement",
+      [
+        // The printer's submission lock taken exclusively, then its head read with a snapshot of
+        // its own (a volatile function's statement): every job with a lower sequence is committed
+        // by then. The lock ends with the caller's statement; the claim is then saved by
+        // compare-and-set on the row's version (`xmin`), returned beside it.
+        """
+        CREATE FUNCTION receipt_queue_head(queue text) RETURNS TABLE (head job, "rowVersion" text)
+        LANGUAGE plpgsql VOLATILE AS $$
+        BEGIN
+          PERFORM pg_advisory_xact_lock(\(submitLock), hashtext(queue));
+          RETURN QUERY SELECT j, j.xmin::text FROM job j
+            WHERE j.printer = queue AND j.state IN (\(openStates)) ORDER BY j.sequence LIMIT 1;
+        END $$
+        """
+      ]
+    ),
   ]
 
   /// Brings the database up to the newest schema, in one transaction.
@@ -286,6 +308,17 @@ extension Job {
 extension JobColumn {
   /// The column's name as PostgreSQL statements write it (quoted: the names are camel case).
   var quoted: String { "\"\(rawValue)\"" }
+
+  /// The type a statement gives the column's parameter where PostgreSQL cannot infer it (an
+  /// `INSERT … SELECT`); the table's own types may be narrower (`integer`), assigned from these.
+  var postgresType: String {
+    switch kind {
+    case .integer: "bigint"
+    case .text: "text"
+    case .blob: "bytea"
+    case .date: "timestamptz"
+    }
+  }
 }
 
 /// PostgreSQL's JSON form of a `timestamptz` (ISO 8601 with up to six fractional digits and an
