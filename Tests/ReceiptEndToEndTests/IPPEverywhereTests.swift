@@ -466,15 +466,20 @@ import Testing
   }
 
   /// Each printer is advertised over DNS-SD as `_ipp._tcp` with the `_universal` (AirPrint) and
-  /// `_print` subtypes and the TXT keys AirPrint clients read — as avahi-browse sees them.
+  /// `_print` subtypes and the TXT keys AirPrint clients read — as avahi-browse sees them — and
+  /// its name is held under `_printer._tcp` with port 0 (no LPD; Bonjour Printing Specification,
+  /// as PAPPL's dnssd.c registers it). `product` is one parenthesised string even for a model
+  /// whose title has parentheses of its own.
   @Test func printersAreAdvertisedAsAirPrintRollPrinters() throws {
     _ = try PrintRig.get()  // dbus and avahi-daemon
     let directory = try Tool.temporaryDirectory()
-    let (daemon, _) = try daemon(["archive": "dir:\(directory.path)"], settings: #", "ippAdvertise": true"#)
+    let (daemon, _) = try daemon(
+      ["archive": "dir:\(directory.path)", "kitchen": "dir:\(directory.path)"], models: ["kitchen": "generic-80mm"],
+      settings: #", "ippAdvertise": true"#)
     defer { _ = daemon.terminate() }
-    func browse(_ type: String) -> [String] {
+    func browse(_ type: String, _ printer: String = "archive") -> [String] {
       ((try? Tool.run("avahi-browse", ["-rtp", type]).stdout) ?? "").split(separator: "\n").map(String.init)
-        .filter { $0.hasPrefix("=") && $0.contains(#"archive\032\064\032"#) }
+        .filter { $0.hasPrefix("=") && $0.contains("\(printer)\\032\\064\\032") }
     }
     #expect(waitUntil(seconds: 20) { !browse("_ipp._tcp").isEmpty }, "avahi-browse finds the printer")
     let line = browse("_ipp._tcp").first ?? ""
@@ -488,6 +493,15 @@ import Testing
     #expect(line.contains(";\(daemon.ippPort ?? 0);"), "the IPP port: \(line)")
     #expect(!browse("_universal._sub._ipp._tcp").isEmpty, "the AirPrint subtype")
     #expect(!browse("_print._sub._ipp._tcp").isEmpty, "the IPP Everywhere subtype")
+    for printer in ["archive", "kitchen"] {
+      #expect(
+        waitUntil(seconds: 20) { browse("_printer._tcp", printer).first?.contains(";0;") == true },
+        "\(printer)'s name is held under _printer._tcp with port 0: \(browse("_printer._tcp", printer))")
+    }
+    #expect(waitUntil(seconds: 20) { !browse("_ipp._tcp", "kitchen").isEmpty })
+    let kitchen = browse("_ipp._tcp", "kitchen").first ?? ""
+    let product = kitchen.split(separator: "\"").first { $0.hasPrefix("product=") }.map(String.init) ?? ""
+    #expect(product == "product=(Generic 80 mm ESC/POS printer, 203 dpi)", "\(kitchen)")
   }
 
   /// IPP requests are untrusted input: a document over `ippMaxDocumentBytes` is HTTP 413,

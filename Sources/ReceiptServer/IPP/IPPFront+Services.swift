@@ -37,22 +37,40 @@ extension IPPFront {
   }
 
   /// The DNS-SD advertisement of every printer (`_ipp._tcp`, subtypes `_universal` for AirPrint
-  /// and `_print` for IPP Everywhere) with the TXT keys clients read.
+  /// and `_print` for IPP Everywhere) with the TXT keys clients read, and its name held under
+  /// `_printer._tcp` with port 0 — the LPD service type, which the printers do not offer: the
+  /// Bonjour Printing Specification has a printer without LPD reserve its name there so that no
+  /// other printer takes it (as PAPPL and CUPS do).
   func advertisements(port: Int) -> [DNSSDAdvertiser.Service] {
     let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "receipt"
-    return printers.values.sorted { $0.name < $1.name }.map { printer in
-      let pdl = IPPPrinter.formats.filter { $0 != "application/octet-stream" }.joined(separator: ",")
-      let uuid = String(printer.uuid.dropFirst("urn:uuid:".count))
-      return DNSSDAdvertiser.Service(
-        name: printer.dnsSDName, type: "_ipp._tcp", subtypes: ["_universal", "_print"], port: port,
-        txt: [
-          "txtvers": "1", "qtotal": "1", "rp": "ipp/print/\(printer.name)", "ty": printer.makeAndModel,
-          "adminurl": "http://\(host).local:\(port)/ipp/print/\(printer.name)", "note": "", "priority": "0",
-          "product": "(\(printer.config.model?.title ?? "Receipt printer"))", "pdl": pdl, "UUID": uuid,
-          "URF": "V1.4,CP99,W8,SRGB24,IS1,MT1,OB9,PQ3-4-5,RS\(printer.dpi)", "Color": "F", "Duplex": "F",
-          "kind": "receipt,roll", "PaperMax": "<legal-A4", "Fax": "F", "Scan": "F",
-        ])
+    return printers.values.sorted { $0.name < $1.name }.flatMap { printer in
+      [
+        ippAdvertisement(printer, port: port, host: host),
+        DNSSDAdvertiser.Service(name: printer.dnsSDName, type: "_printer._tcp", subtypes: [], port: 0, txt: [:]),
+      ]
     }
+  }
+
+  /// `product`: the model in parentheses, as a PPD's `*Product` string; parentheses of the model's
+  /// own title ("Generic 80 mm ESC/POS printer (203 dpi)") would nest, and a client that reads up
+  /// to the first `)` would get half of it — they become a comma.
+  static func productKey(_ title: String) -> String {
+    let flat = title.replacingOccurrences(of: " (", with: ", ").filter { $0 != "(" && $0 != ")" }
+    return "(\(flat))"
+  }
+
+  private func ippAdvertisement(_ printer: IPPPrinter, port: Int, host: String) -> DNSSDAdvertiser.Service {
+    let pdl = IPPPrinter.formats.filter { $0 != "application/octet-stream" }.joined(separator: ",")
+    let uuid = String(printer.uuid.dropFirst("urn:uuid:".count))
+    return DNSSDAdvertiser.Service(
+      name: printer.dnsSDName, type: "_ipp._tcp", subtypes: ["_universal", "_print"], port: port,
+      txt: [
+        "txtvers": "1", "qtotal": "1", "rp": "ipp/print/\(printer.name)", "ty": printer.makeAndModel,
+        "adminurl": "http://\(host).local:\(port)/ipp/print/\(printer.name)", "note": "", "priority": "0",
+        "product": Self.productKey(printer.config.model?.title ?? "Receipt printer"), "pdl": pdl, "UUID": uuid,
+        "URF": "V1.4,CP99,W8,SRGB24,IS1,MT1,OB9,PQ3-4-5,RS\(printer.dpi)", "Color": "F", "Duplex": "F",
+        "kind": "receipt,roll", "PaperMax": "<legal-A4", "Fax": "F", "Scan": "F",
+      ])
   }
 }
 
