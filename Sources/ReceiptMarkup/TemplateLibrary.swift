@@ -55,14 +55,15 @@ public struct TemplateLibrary: Sendable {
     guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
     defer { try? handle.close() }
     let head = [UInt8]((try? handle.read(upToCount: 4096)) ?? Data())
-    func starts(_ prefix: String, at index: Int) -> Bool {
-      let bytes = Array(prefix.utf8)
-      return index + bytes.count <= head.count && Array(head[index..<index + bytes.count]) == bytes
+    func starts(_ prefix: StaticString, at index: Int) -> Bool {
+      let count = prefix.utf8CodeUnitCount
+      guard index + count <= head.count else { return false }
+      return prefix.withUTF8Buffer { head[index..<index + count].elementsEqual($0) }
     }
-    func end(of marker: String, from index: Int) -> Int? {
+    func end(of marker: StaticString, from index: Int) -> Int? {
       var i = index
       while i < head.count {
-        if starts(marker, at: i) { return i + marker.utf8.count }
+        if starts(marker, at: i) { return i + marker.utf8CodeUnitCount }
         i += 1
       }
       return nil
@@ -78,7 +79,7 @@ public struct TemplateLibrary: Sendable {
         let name = head[(open + 1)...].prefix {
           $0 >= 0x80 || (($0 | 0x20) >= UInt8(ascii: "a") && ($0 | 0x20) <= UInt8(ascii: "z"))
         }
-        return Array(name) == Array("fragment".utf8)
+        return name.elementsEqual("fragment".utf8)
       }
     }
     return false
