@@ -242,7 +242,9 @@ enum PostgresSchema {
         // The printer's submission lock taken exclusively, then its head read with a snapshot of
         // its own (a volatile function's statement): every job with a lower sequence is committed
         // by then. The lock ends with the caller's statement; the claim is then saved by
-        // compare-and-set on the row's version (`xmin`), returned beside it.
+        // compare-and-set on the row's version (`xmin`), returned beside it. The open states are
+        // written in as `Job.openStates` is today: a state added to the queue needs a migration
+        // that replaces the function (as one that adds a column needs none: `head job` is the row).
         """
         CREATE FUNCTION receipt_queue_head(queue text) RETURNS TABLE (head job, "rowVersion" text)
         LANGUAGE plpgsql VOLATILE AS $$
