@@ -64,6 +64,17 @@ import Testing
 
   /// The daemon with one e-mail destination; its transport is msmtp, optionally slowed down by a
   /// wrapper that marks when it started (the moment to kill the daemon).
+  /// A daemon with mail destinations and its SMTP server, both stopped when `body` returns.
+  func withMailDaemon(slow: Bool = false, _ body: (URL, SMTPServer, Daemon) throws -> Void) throws {
+    let work = try Tool.temporaryDirectory()
+    let smtp = try SMTPServer(in: work)
+    defer { smtp.stop() }
+    let daemon = try daemon(work, smtp: smtp, slow: slow)
+    try daemon.start()
+    defer { _ = daemon.terminate() }
+    try body(work, smtp, daemon)
+  }
+
   func daemon(_ work: URL, smtp: SMTPServer, slow: Bool = false) throws -> Daemon {
     let rc = work.appendingPathComponent("msmtprc")
     try """
@@ -116,38 +127,34 @@ import Testing
   }
 
   @Test func anEReceiptArrivesWithTheRenderedPDF() throws {
-    let work = try Tool.temporaryDirectory()
-    let smtp = try SMTPServer(in: work)
-    defer { smtp.stop() }
-    let daemon = try daemon(work, smtp: smtp)
-    try daemon.start()
-    defer { _ = daemon.terminate() }
-    let order = try Self.order
-    let job = try submit(daemon, printer: "inbox", email: "anna@example.com")
-    #expect(job.status == 202, "\(String(decoding: job.body, as: UTF8.self))")
-    let id = try #require(job.json["id"] as? String)
-    #expect(job.json["email"] as? String == "anna@example.com")
-    #expect(
-      completed(daemon, id),
-      "\((try? String(contentsOf: work.appendingPathComponent("serve.log"), encoding: .utf8)) ?? "")")
-    let preview = try daemon.request(
-      "POST", "/v1/render?format=pdf", body: Data(#"{"template": "receipt", "data": \#(order)}"#.utf8))
-    let messages = try smtp.messages()
-    try #require(messages.count == 1, "\(messages.map { $0["to"] ?? "" })")
-    let message = messages[0]
-    #expect(message["to"] == "anna@example.com")
-    #expect(message["subject"] == "Receipt 1042", "the template's title: \(message["subject"] ?? "")")
-    #expect(message["id"] == "<\(id)@cafe.example>")
-    #expect(message["text"]?.contains("Corner Café") == true, "\(message["text"] ?? "")")
-    #expect(message["file"] == "Receipt-1042.pdf")
-    #expect(
-      Data(base64Encoded: message["pdf"] ?? "") == preview.body, "the attachment is /v1/render's PDF, byte for byte")
+    try withMailDaemon { work, smtp, daemon in
+      let order = try Self.order
+      let job = try submit(daemon, printer: "inbox", email: "anna@example.com")
+      #expect(job.status == 202, "\(String(decoding: job.body, as: UTF8.self))")
+      let id = try #require(job.json["id"] as? String)
+      #expect(job.json["email"] as? String == "anna@example.com")
+      #expect(
+        completed(daemon, id),
+        "\((try? String(contentsOf: work.appendingPathComponent("serve.log"), encoding: .utf8)) ?? "")")
+      let preview = try daemon.request(
+        "POST", "/v1/render?format=pdf", body: Data(#"{"template": "receipt", "data": \#(order)}"#.utf8))
+      let messages = try smtp.messages()
+      try #require(messages.count == 1, "\(messages.map { $0["to"] ?? "" })")
+      let message = messages[0]
+      #expect(message["to"] == "anna@example.com")
+      #expect(message["subject"] == "Receipt 1042", "the template's title: \(message["subject"] ?? "")")
+      #expect(message["id"] == "<\(id)@cafe.example>")
+      #expect(message["text"]?.contains("Corner Café") == true, "\(message["text"] ?? "")")
+      #expect(message["file"] == "Receipt-1042.pdf")
+      #expect(
+        Data(base64Encoded: message["pdf"] ?? "") == preview.body, "the attachment is /v1/render's PDF, byte for byte")
 
-    // A fixed destination takes the order's own address from nowhere: every job goes to it.
-    let books = try submit(daemon, printer: "accounts")
-    #expect(books.status == 202)
-    #expect(completed(daemon, try #require(books.json["id"] as? String)))
-    #expect(try smtp.messages().contains { $0["to"] == "books@cafe.example" })
+      // A fixed destination takes the order's own address from nowhere: every job goes to it.
+      let books = try submit(daemon, printer: "accounts")
+      #expect(books.status == 202)
+      #expect(completed(daemon, try #require(books.json["id"] as? String)))
+      #expect(try smtp.messages().contains { $0["to"] == "books@cafe.example" })
+    }
   }
 
   /// An address that could add a header or a recipient, a missing one, and one for a printer
@@ -160,38 +167,30 @@ import Testing
     (#""printer": "inbox", "email": 42"#, 400),
   ])
   func badAddressesAreRefused(fields: String, status: Int) throws {
-    let work = try Tool.temporaryDirectory()
-    let smtp = try SMTPServer(in: work)
-    defer { smtp.stop() }
-    let daemon = try daemon(work, smtp: smtp)
-    try daemon.start()
-    defer { _ = daemon.terminate() }
-    let body = #"{"template": "receipt", \#(fields), "data": {"number": "7"}}"#
-    let response = try daemon.request("POST", "/v1/jobs", body: Data(body.utf8))
-    #expect(response.status == status, "\(fields): \(String(decoding: response.body, as: UTF8.self))")
-    #expect((try daemon.request("GET", "/v1/jobs").json["jobs"] as? [Any])?.count == 0)
+    try withMailDaemon { work, smtp, daemon in
+      let body = #"{"template": "receipt", \#(fields), "data": {"number": "7"}}"#
+      let response = try daemon.request("POST", "/v1/jobs", body: Data(body.utf8))
+      #expect(response.status == status, "\(fields): \(String(decoding: response.body, as: UTF8.self))")
+      #expect((try daemon.request("GET", "/v1/jobs").json["jobs"] as? [Any])?.count == 0)
+    }
   }
 
   /// SIGKILL while the transport has the message: after the restart the daemon finds the handoff
   /// still running, waits for it, and records the job completed — one message, never two.
   @Test func aKilledDaemonSendsTheMessageOnce() throws {
-    let work = try Tool.temporaryDirectory()
-    let smtp = try SMTPServer(in: work)
-    defer { smtp.stop() }
-    let daemon = try daemon(work, smtp: smtp, slow: true)
-    try daemon.start()
-    defer { _ = daemon.terminate() }
-    let job = try submit(daemon, printer: "inbox", email: "ben@example.com")
-    let id = try #require(job.json["id"] as? String)
-    let started = work.appendingPathComponent("transport-started")
-    #expect(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: started.path) })
-    daemon.kill9()
-    try daemon.start()
-    #expect(completed(daemon, id))
-    // A second job after it: once it has arrived, the first cannot still be on its way.
-    let second = try submit(daemon, printer: "inbox", email: "cleo@example.com")
-    #expect(completed(daemon, try #require(second.json["id"] as? String)))
-    let recipients = try smtp.messages().compactMap { $0["to"] }.sorted()
-    #expect(recipients == ["ben@example.com", "cleo@example.com"], "exactly once each: \(recipients)")
+    try withMailDaemon(slow: true) { work, smtp, daemon in
+      let job = try submit(daemon, printer: "inbox", email: "ben@example.com")
+      let id = try #require(job.json["id"] as? String)
+      let started = work.appendingPathComponent("transport-started")
+      #expect(waitUntil(seconds: 30) { FileManager.default.fileExists(atPath: started.path) })
+      daemon.kill9()
+      try daemon.start()
+      #expect(completed(daemon, id))
+      // A second job after it: once it has arrived, the first cannot still be on its way.
+      let second = try submit(daemon, printer: "inbox", email: "cleo@example.com")
+      #expect(completed(daemon, try #require(second.json["id"] as? String)))
+      let recipients = try smtp.messages().compactMap { $0["to"] }.sorted()
+      #expect(recipients == ["ben@example.com", "cleo@example.com"], "exactly once each: \(recipients)")
+    }
   }
 }
