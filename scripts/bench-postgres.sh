@@ -60,7 +60,12 @@ cpu() {
   done
   echo "$ticks"
 }
-postgres_pids() { pgrep -u postgres -f "postgres" | tr '\n' ' '; }
+# This cluster's processes only: its postmaster (first line of postmaster.pid) and its children.
+postgres_pids() {
+  local main
+  main=$(head -1 "$work/pg/postmaster.pid")
+  echo "$main $(pgrep -P "$main" | tr '\n' ' ')"
+}
 # wrk against every port at once, 8 connections in all; prints the summed rate, the worst p50/p99
 # and the CPU the daemons and PostgreSQL used per submission (ms).
 load() {

@@ -25,12 +25,14 @@ enum kind { PAGE, TEXT, RECT, BARS, STROKE, IMAGE, MASK };
 
 typedef struct {
   enum kind kind;
-  int font, ink, backward;
+  int ink, backward;
   double a[6];
   int nglyphs, nclusters, nbytes;
   cairo_glyph_t *glyphs;
   cairo_text_cluster_t *clusters;
   char *text;
+  cairo_font_face_t *face;
+  double *rects; /* bars: x, y, width, height each */
   cairo_surface_t *surface;
 } op_t;
 
@@ -121,10 +123,7 @@ static receipt_t load(const char *path) {
       if (fscanf(f, " %1023s %d %d %d %d %lf %lf %d %d %d %d %d", name, &index, &bold, &oblique, &color, &op->a[0],
                  &op->a[1], &op->ink, &op->backward, &op->nglyphs, &op->nclusters, &op->nbytes) != 12)
         die("bad text", path);
-      op->font = 0;
-      op->surface = NULL;
-      op->a[2] = 0;
-      cairo_font_face_t *face = font(name, index, bold, oblique, color);
+      op->face = font(name, index, bold, oblique, color);
       op->glyphs = malloc(sizeof(cairo_glyph_t) * (op->nglyphs + 1));
       for (int i = 0; i < op->nglyphs; i++)
         if (fscanf(f, "%lu %lf %lf", &op->glyphs[i].index, &op->glyphs[i].x, &op->glyphs[i].y) != 3)
@@ -138,7 +137,6 @@ static receipt_t load(const char *path) {
         if (fscanf(f, "%2x", &v) != 1) die("bad text bytes", path);
         op->text[i] = (char)v;
       }
-      op->surface = (cairo_surface_t *)face; /* the face, kept in the surface slot */
     } else if (!strcmp(word, "rect") || !strcmp(word, "stroke")) {
       op->kind = word[0] == 'r' ? RECT : STROKE;
       if (fscanf(f, "%d %lf %lf %lf %lf %lf", &op->ink, &op->a[0], &op->a[1], &op->a[2], &op->a[3], &op->a[4]) != 6)
@@ -146,11 +144,9 @@ static receipt_t load(const char *path) {
     } else if (!strcmp(word, "bars")) {
       op->kind = BARS;
       if (fscanf(f, "%d %d", &op->ink, &op->nglyphs) != 2) die("bad bars", path);
-      op->glyphs = malloc(sizeof(cairo_glyph_t) * 2 * (op->nglyphs + 1)); /* x, y, width, height as pairs */
-      for (int i = 0; i < op->nglyphs; i++)
-        if (fscanf(f, "%lf %lf %lf %lf", &op->glyphs[2 * i].x, &op->glyphs[2 * i].y, &op->glyphs[2 * i + 1].x,
-                   &op->glyphs[2 * i + 1].y) != 4)
-          die("bad bar", path);
+      op->rects = malloc(sizeof(double) * 4 * (op->nglyphs + 1));
+      for (int i = 0; i < 4 * op->nglyphs; i++)
+        if (fscanf(f, "%lf", &op->rects[i]) != 1) die("bad bar", path);
     } else if (!strcmp(word, "image") || !strcmp(word, "mask")) {
       op->kind = word[0] == 'i' ? IMAGE : MASK;
       if (fscanf(f, " %1023s %lf %lf %lf %lf", name, &op->a[0], &op->a[1], &op->a[2], &op->a[3]) != 5)
@@ -196,7 +192,7 @@ static void write_pdf(const receipt_t *r, const char *path) {
       break;
     case TEXT: {
       cairo_matrix_t m;
-      cairo_set_font_face(cr, (cairo_font_face_t *)op->surface);
+      cairo_set_font_face(cr, op->face);
       cairo_matrix_init_scale(&m, op->a[0], op->a[1]);
       cairo_set_font_matrix(cr, &m);
       ink(cr, op->ink);
@@ -212,7 +208,7 @@ static void write_pdf(const receipt_t *r, const char *path) {
     case BARS:
       ink(cr, op->ink);
       for (int b = 0; b < op->nglyphs; b++)
-        cairo_rectangle(cr, op->glyphs[2 * b].x, op->glyphs[2 * b].y, op->glyphs[2 * b + 1].x, op->glyphs[2 * b + 1].y);
+        cairo_rectangle(cr, op->rects[4 * b], op->rects[4 * b + 1], op->rects[4 * b + 2], op->rects[4 * b + 3]);
       cairo_fill(cr);
       break;
     case STROKE: {
