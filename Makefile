@@ -14,7 +14,7 @@ RELEASE_BOTH := $(RELEASE) --product receipt && $(RELEASE) --product receipt-dae
 	&& touch .build/release/receipt .build/release/receipt-daemon
 
 .PHONY: demo test setup setup-test build lint format release install deb bench benchmark side-by-side bench-batch bench-daemon bench-postgres bench-cloudprnt callgrind callgrind-batch \
-	fuzz sanitize soak screenshots
+	fuzz sanitize soak screenshots ipp-dnssd
 
 ## Set up, build, and render the example order through Templates/receipt.xml to out/.
 demo: setup
@@ -36,6 +36,12 @@ test: setup-test lint
 	python3 scripts/promises.py
 	python3 scripts/links.py
 	@scripts/run-tests.sh
+
+## PWG's IPP Everywhere self-certification DNS-SD group (browse, TXT, resolve, IPPS, HTTP
+## upgrade) against the shipped daemon; sets up Avahi, dbus and mDNS names (libnss-mdns).
+ipp-dnssd: setup-test
+	$(RELEASE_BOTH)
+	scripts/ipp-dnssd.sh
 
 setup:
 	@scripts/setup.sh

@@ -55,6 +55,11 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    // TLS on the IPP listener (`ipps://`) and its self-signed certificate; both are built for
+    // postgres-nio and swift-nio-extras already.
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+    .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+    .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
   ],
   targets: [
     // C libraries (Debian packages; see scripts/setup.sh).
@@ -120,13 +125,16 @@ let package = Package(
         .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "HTTPTypes", package: "swift-http-types"), .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "NIOTLS", package: "swift-nio"),
+        .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
       ],
       // The web app (designer and queue) is compiled in: no files to install, nothing fetched.
       resources: [
         .embedInCode("Resources/openapi.yaml"), .embedInCode("Resources/web/index.html"),
         .embedInCode("Resources/web/app.js"), .embedInCode("Resources/web/app.css"),
-        .embedInCode("Resources/web/favicon.svg"), .embedInCode("Resources/printer-icon.png"),
+        .embedInCode("Resources/web/favicon.svg"), .embedInCode("Resources/printer-icon-48.png"),
+        .embedInCode("Resources/printer-icon-128.png"), .embedInCode("Resources/printer-icon-512.png"),
       ], swiftSettings: strictImports
     ),
     // The command line: `receipt` runs the one-shot commands and loads no daemon library;

@@ -16,7 +16,7 @@ runtime=(
 testing=(
   zbar-tools cups cups-ipp-utils avahi-daemon avahi-utils dbus curl pango1.0-tools netpbm strace libharfbuzz-bin
   chromium chromium-driver python3-selenium postgresql time wngerman wfrench wamerican
-  debhelper dpkg-dev lintian zsh msmtp
+  debhelper dpkg-dev lintian zsh msmtp openssl
 )
 
 if ! command -v swift >/dev/null && [[ ! -x /opt/swift/usr/bin/swift ]]; then

@@ -75,7 +75,9 @@ package final class ReceiptServer: Sendable {
       configuration: configuration, store: store, engine: engine, logger: logger, metrics: metrics, hub: hub,
       polled: polled, look: { (try? await probe.responses()) ?? [] })
     self.workers = workers
-    ipp = IPPFront(configuration: configuration, store: store, logger: logger) { workers.hold(of: $0) }
+    ipp = IPPFront(
+      configuration: configuration, store: store, logger: logger, security: try IPPFront.security(configuration)
+    ) { workers.hold(of: $0) }
     api = HTTPAPI(
       configuration: configuration, store: store, engine: engine, logger: logger, metrics: metrics, blocking: blocking,
       hub: hub, probe: probe, polling: PollingFronts(polled: polled, store: store, logger: logger),

@@ -49,8 +49,10 @@ struct Serve: AsyncParsableCommand {
         )
       } onIPPRunning: { port in
         let host = ListenAddress.uriHost(configuration.ipp?.host ?? "127.0.0.1")
+        let encryption = configuration.ipp?.encryption ?? .off
+        let tls = encryption == .optional ? ", and ipps:// on the same port" : ""
         try? Console.out(
-          "receipt serve: ipp://\(host):\(port)/ipp/print/NAME for printers \(configuration.ippPrinterNames.joined(separator: ", ")) (IPP Everywhere, AirPrint)"
+          "receipt serve: \(encryption == .required ? "ipps" : "ipp")://\(host):\(port)/ipp/print/NAME for printers \(configuration.ippPrinterNames.joined(separator: ", ")) (IPP Everywhere, AirPrint\(tls))"
         )
       }
     }

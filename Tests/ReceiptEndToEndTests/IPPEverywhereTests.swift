@@ -9,9 +9,10 @@ import Testing
 /// and the raster pages' headers.
 @Suite(.serialized, .timeLimit(.minutes(15))) struct IPPEverywhereTests {
   /// A daemon with `printers` (name → target) and their models, on a fresh queue.
-  func daemon(_ printers: [String: String], models: [String: String] = [:], settings: String = "") throws -> (
-    Daemon, URL
-  ) {
+  func daemon(
+    _ printers: [String: String], models: [String: String] = [:], settings: String = "",
+    environment: [String: String] = [:]
+  ) throws -> (Daemon, URL) {
     let work = try Tool.temporaryDirectory()
     let config = work.appendingPathComponent("serve.json")
     let list = printers.map { #""\#($0.key)": "\#($0.value)""# }.joined(separator: ", ")
@@ -21,7 +22,8 @@ import Testing
      "templates": "\(Tool.packageRoot.appendingPathComponent("Templates").path)",
      "printers": {\(list)}, "printerModels": {\(modelList)}, "ippPort": 0\(settings)}
     """.write(to: config, atomically: true, encoding: .utf8)
-    let daemon = try Daemon(arguments: ["--config", config.path], log: work.appendingPathComponent("serve.log"))
+    let daemon = try Daemon(
+      arguments: ["--config", config.path], environment: environment, log: work.appendingPathComponent("serve.log"))
     try daemon.start()
     #expect(waitUntil(seconds: 10) { daemon.ippPort != nil }, "the daemon names its IPP port")
     return (daemon, work)
@@ -156,12 +158,13 @@ import Testing
     let optional = [
       "document-format-preferred", "pdf-versions-supported", "pdf-k-octets-supported", "jpeg-k-octets-supported",
       "printer-input-tray", "printer-output-tray", "printer-supply", "document-password-supported",
-      "jpeg-features-supported",
+      "jpeg-features-supported", "printer-alert", "printer-alert-description",
     ]
     let present = try IPPClient.request(
       "ipp://localhost:\(daemon.ippPort ?? 0)/ipp/print/till", operation: "Get-Printer-Attributes",
       ["ATTR keyword requested-attributes \(optional.joined(separator: ","))"])
-    for name in optional { #expect(!present.values(name).isEmpty, "\(name) is there for the suite to check") }
+    // (printer-alert is one empty value while nothing is wrong: named, with nothing after `=`.)
+    for name in optional { #expect(present.output.contains("\(name) ("), "\(name) is there for the suite to check") }
     // jpeg-features-supported's keywords as IANA's IPP registry lists them (PWG 5100.16).
     let jpegFeatures: Set = ["arithmetic", "cmyk", "deep", "hierarchical", "icc", "lossless", "none", "progressive"]
     #expect(
@@ -177,26 +180,29 @@ import Testing
   /// Home Assistant's IPP client (pyipp, from PyPI) reads a printer as Home Assistant's IPP
   /// integration does: the paper as a marker with its level, a serial number (pyipp takes it
   /// from the IEEE 1284 device ID's `SN`), the same after a restart, and the firmware version —
-  /// debian/changelog's, as dpkg reads it.
+  /// debian/changelog's, as dpkg reads it — over plain IPP and over IPPS.
   @Test func homeAssistantsClientReadsThePaperTheSerialAndTheFirmware() throws {
     let script = """
       import asyncio, json, sys
       from pyipp import IPP
       async def main():
-          async with IPP(host="127.0.0.1", port=int(sys.argv[1]), base_path="/ipp/print/till", tls=False) as ipp:
+          tls = sys.argv[2] == "tls"
+          async with IPP(host="127.0.0.1", port=int(sys.argv[1]), base_path="/ipp/print/till", tls=tls,
+                         verify_ssl=False) as ipp:
               printer = await ipp.printer()
               print(json.dumps({"serial": printer.info.serial, "version": printer.info.version,
                   "markers": [[m.name, m.level, m.marker_type] for m in printer.markers]}))
       asyncio.run(main())
       """
-    func read() throws -> [String: Any] {
+    func read(tls: Bool) throws -> [String: Any] {
       let (daemon, _) = try daemon(["till": "dir:\(try Tool.temporaryDirectory().path)"])
       defer { _ = daemon.terminate() }
-      let run = try Tool.run("python3", ["-c", script, "\(daemon.ippPort ?? 0)"])
+      let run = try Tool.run("python3", ["-c", script, "\(daemon.ippPort ?? 0)", tls ? "tls" : "plain"])
       #expect(run.status == 0, "\(run.stderr)")
       return (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]) ?? [:]
     }
-    let (first, second) = (try read(), try read())
+    // The second time over TLS, as Home Assistant reads a printer set up with "Uses SSL".
+    let (first, second) = (try read(tls: false), try read(tls: true))
     let serial = first["serial"] as? String ?? ""
     #expect(serial.count == 16 && serial.allSatisfy(\.isHexDigit), "serial: \(first)")
     #expect(second["serial"] as? String == serial, "the serial survives a restart: \(second)")
@@ -231,6 +237,33 @@ import Testing
     """.write(to: test, atomically: true, encoding: .utf8)
     let run = try Tool.run("ipptool", ["-t", "ipp://localhost:\(daemon.ippPort ?? 0)/ipp/print/till", test.path])
     #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+  }
+
+  /// `printer-icons` lists three PNGs of PWG 5100.13's sizes in its order — 48, 128 and 512
+  /// pixels square — each one served at its URI (the sizes read from the PNGs' own headers by
+  /// Python, fetched by curl).
+  @Test func theIconsComeInThePWGsThreeSizes() throws {
+    let (daemon, work) = try daemon(["till": "dir:\(try Tool.temporaryDirectory().path)"])
+    defer { _ = daemon.terminate() }
+    let run = try IPPClient.request(
+      uri(daemon, "till"), operation: "Get-Printer-Attributes", ["ATTR keyword requested-attributes printer-icons"])
+    let icons = (run.values("printer-icons").first ?? "").split(separator: ",").map(String.init)
+    #expect(icons.count == 3, "\(run.output)")
+    var sizes: [String] = []
+    for (index, icon) in icons.enumerated() {
+      let file = work.appendingPathComponent("icon-\(index).png")
+      let fetched = try Tool.run("curl", ["-s", "-f", "-o", file.path, icon])
+      #expect(fetched.status == 0, "\(icon)")
+      let header = try Tool.run(
+        "python3",
+        [
+          "-c",
+          "import struct,sys; d=open(sys.argv[1],'rb').read(24); assert d[:8]==b'\\x89PNG\\r\\n\\x1a\\n'; "
+            + "print('%dx%d' % struct.unpack('>II', d[16:24]))", file.path,
+        ])
+      sizes.append(header.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    #expect(sizes == ["48x48", "128x128", "512x512"], "\(sizes)")
   }
 
   /// The rows of a printed page that have ink.
@@ -454,6 +487,21 @@ import Testing
       waitUntil(seconds: 30) { printerReasons() == ["stopped", "media-empty-error,media-needed-error"] },
       "\(printerReasons())")
     #expect(jobState() == ["pending", "printer-stopped"], "\(jobState())")
+    // PWG 5100.9's printer-alert, in the Printer MIB's words (IANA-PRINTER-MIB: PrtAlertCodeTC
+    // inputMediaSupplyEmpty(808), PrtAlertGroupTC input(8), PrtAlertSeverityLevelTC critical(3),
+    // PrtAlertTrainingLevelTC untrained(3)), one description beside it.
+    let alerts = try IPPClient.request(
+      uri(daemon, "till"), operation: "Get-Printer-Attributes",
+      ["ATTR keyword requested-attributes printer-alert,printer-alert-description"])
+    let alert = alerts.values("printer-alert").first ?? ""
+    let fields = Dictionary(
+      alert.split(separator: ";").map { $0.split(separator: "=", maxSplits: 1).map(String.init) }.filter {
+        $0.count == 2
+      }.map { ($0[0], $0[1]) }
+    ) { a, _ in a }
+    #expect(fields["code"] == "inputMediaSupplyEmpty" && fields["group"] == "input", "\(alerts.output)")
+    #expect(fields["severity"] == "critical" && fields["training"] == "untrained", "\(alerts.output)")
+    #expect(alerts.values("printer-alert-description").count == 1, "\(alerts.output)")
     daemon.kill9()
     try daemon.start()
     simulator.set(paperEnd: false)
@@ -502,6 +550,13 @@ import Testing
     let kitchen = browse("_ipp._tcp", "kitchen").first ?? ""
     let product = kitchen.split(separator: "\"").first { $0.hasPrefix("product=") }.map(String.init) ?? ""
     #expect(product == "product=(Generic 80 mm ESC/POS printer, 203 dpi)", "\(kitchen)")
+    // IPPS on the same port: the same keys plus `TLS` (its least version), an https page.
+    #expect(waitUntil(seconds: 20) { !browse("_ipps._tcp").isEmpty }, "the printer under _ipps._tcp")
+    let secure = browse("_ipps._tcp").first ?? ""
+    #expect(secure.contains("\"TLS=1.2\""), "\(secure)")
+    #expect(secure.contains("\"adminurl=https://"), "\(secure)")
+    #expect(secure.contains(";\(daemon.ippPort ?? 0);"), "the same port: \(secure)")
+    #expect(!browse("_universal._sub._ipps._tcp").isEmpty, "the AirPrint subtype over TLS")
   }
 
   /// IPP requests are untrusted input: a document over `ippMaxDocumentBytes` is HTTP 413,

@@ -126,7 +126,7 @@ import Testing
       Int(try PostgresCluster.shared().psql("SELECT sessions FROM pg_stat_database WHERE datname = '\(name)'")) ?? 0
     }
     let start = try sessions()
-    let running = Task { try await worker.run() }
+    let running = Task { await worker.run() }
     // Its first attempt to take the printer has opened a session (and failed).
     #expect(await eventually(seconds: 10, poll: 0.02) { ((try? sessions()) ?? 0) > start })
     let before = try sessions()
@@ -140,7 +140,7 @@ import Testing
     await owner.release(printer: printer.name)
     #expect(await eventually(seconds: 10, poll: 0.05) { await other.owns(printer: printer.name) })
     worker.stop()
-    try await running.value
+    await running.value
     for store in [owner, other] { await store.close() }
   }
 }

@@ -15,13 +15,17 @@ public final class Daemon: @unchecked Sendable {
   /// later, which another process could take meanwhile). Changes at every start.
   public var port: UInt16 { lock.withLock { boundPort } }
   private var logStart: UInt64 = 0
-  /// The port the running daemon's IPP printers listen on (from its "receipt serve: ipp://…" line),
+  /// The port the running daemon's IPP printers listen on (from its "receipt serve: ipp://…" or
+  /// "ipps://…" line),
   /// nil while it has not said (or runs without IPP).
   public var ippPort: UInt16? {
     let start = lock.withLock { logStart }
     guard let data = try? Data(contentsOf: log), data.count > start else { return nil }
     let text = String(decoding: data.dropFirst(Int(start)), as: UTF8.self)
-    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("receipt serve: ipp://") }),
+    guard
+      let line = text.split(separator: "\n").first(where: {
+        $0.hasPrefix("receipt serve: ipp://") || $0.hasPrefix("receipt serve: ipps://")
+      }),
       let url = URL(string: String(line.dropFirst("receipt serve: ".count).prefix { $0 != " " }))
     else { return nil }
     return url.port.flatMap { UInt16(exactly: $0) }

@@ -46,6 +46,12 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
   public var ippPort: Int?
   public var ippAdvertise: Bool?
   public var ippMaxDocumentBytes: Int?
+  /// TLS on the IPP listener: `optional` (`ipp://` and `ipps://` on one port, the default),
+  /// `required` (`ipps://` only) or `off`; and the certificate chain and private key it uses
+  /// (PEM files; without them the daemon makes a self-signed certificate and keeps it).
+  public var ippTLS: String?
+  public var ippCertificate: String?
+  public var ippPrivateKey: String?
   /// Days a document job (PDF, raster, picture from an IPP client) keeps its document once it
   /// has completed, failed, died or been canceled; then the document is removed (the job's
   /// record stays). 0: removed when the job ends.
@@ -75,7 +81,8 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     "headerTimeout",
     "maxCrashes", "printerModels", "routes", "failoverAfter", "archive", "archiveDays", "printerPapers",
     "printerTrimRoll", "ipp",
-    "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes", "documentDays", "printerCredentials", "pollTimeout",
+    "ippHost", "ippPort", "ippAdvertise", "ippMaxDocumentBytes", "ippTLS", "ippCertificate", "ippPrivateKey",
+    "documentDays", "printerCredentials", "pollTimeout",
     "confirmTimeout", "webhooks", "mailFrom", "sendmail",
   ]
 
@@ -150,13 +157,15 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     if let given = database, !Self.isDatabaseURL(given) { database = resolve(given) }
     templates = resolve(templates)
     archive = resolve(archive)
+    ippCertificate = resolve(ippCertificate)
+    ippPrivateKey = resolve(ippPrivateKey)
     printers = printers?.mapValues { $0.hasPrefix("dir:") ? "dir:" + resolve(String($0.dropFirst(4)))! : $0 }
   }
 
   /// Reads `RECEIPT_HOST`, `RECEIPT_PORT`, `RECEIPT_DB`, `RECEIPT_TEMPLATES`, `RECEIPT_PRINTERS`
   /// (`name=target,name=target`), `RECEIPT_DEFAULT_PRINTER`, `RECEIPT_TOKENS` (comma-separated),
   /// `RECEIPT_CORS_ORIGINS` (comma-separated), `RECEIPT_IPP` (on/off), `RECEIPT_IPP_HOST`,
-  /// `RECEIPT_IPP_PORT` and `CUPS_SERVER`.
+  /// `RECEIPT_IPP_PORT`, `RECEIPT_IPP_TLS` and `CUPS_SERVER`.
   public init(environment: [String: String]) throws {
     func list(_ key: String) -> [String]? {
       environment[key].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
@@ -184,6 +193,7 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
       }
       ippPort = value
     }
+    ippTLS = environment["RECEIPT_IPP_TLS"]
     if let text = environment["RECEIPT_IPP"] {
       guard ["on", "off"].contains(text) else { throw ReceiptError(.data, "RECEIPT_IPP is on or off, not '\(text)'") }
       ipp = text == "on"
@@ -250,6 +260,9 @@ public struct ReceiptSettings: Sendable, Equatable, Decodable {
     result.ippPort = other.ippPort ?? ippPort
     result.ippAdvertise = other.ippAdvertise ?? ippAdvertise
     result.ippMaxDocumentBytes = other.ippMaxDocumentBytes ?? ippMaxDocumentBytes
+    result.ippTLS = other.ippTLS ?? ippTLS
+    result.ippCertificate = other.ippCertificate ?? ippCertificate
+    result.ippPrivateKey = other.ippPrivateKey ?? ippPrivateKey
     result.documentDays = other.documentDays ?? documentDays
     result.printerCredentials = other.printerCredentials ?? printerCredentials
     result.pollTimeout = other.pollTimeout ?? pollTimeout

@@ -16,10 +16,10 @@ public final class DNSSDAdvertiser: Sendable {
     public var subtypes: [String]
     public var port: Int
     /// TXT keys and values, in order.
-    public var txt: KeyValuePairs<String, String>
+    public var txt: [(key: String, value: String)]
 
     /// Creates a service.
-    public init(name: String, type: String, subtypes: [String], port: Int, txt: KeyValuePairs<String, String>) {
+    public init(name: String, type: String, subtypes: [String], port: Int, txt: [(key: String, value: String)]) {
       self.name = name
       self.type = type
       self.subtypes = subtypes
@@ -27,9 +27,14 @@ public final class DNSSDAdvertiser: Sendable {
       self.txt = txt
     }
 
+    /// Creates a service with TXT keys written as a literal.
+    public init(name: String, type: String, subtypes: [String], port: Int, txt: KeyValuePairs<String, String>) {
+      self.init(name: name, type: type, subtypes: subtypes, port: port, txt: txt.map { ($0.key, $0.value) })
+    }
+
     public static func == (a: Service, b: Service) -> Bool {
       a.name == b.name && a.type == b.type && a.subtypes == b.subtypes && a.port == b.port
-        && Array(a.txt.map { "\($0.key)=\($0.value)" }) == Array(b.txt.map { "\($0.key)=\($0.value)" })
+        && a.txt.map { "\($0.key)=\($0.value)" } == b.txt.map { "\($0.key)=\($0.value)" }
     }
   }
 

@@ -72,6 +72,15 @@ extension ReceiptServer {
         database.deletingPathExtension().lastPathComponent + "-mail")
     }
 
+    /// Where the IPP listener keeps the certificate it made for itself (beside the SQLite file,
+    /// `<name>-tls`; with PostgreSQL, `receipt-tls` in the working directory).
+    var tlsDirectory: URL {
+      if ReceiptSettings.isDatabaseURL(database) { return URL(fileURLWithPath: "receipt-tls") }
+      let database = URL(fileURLWithPath: database)
+      return database.deletingLastPathComponent().appendingPathComponent(
+        database.deletingPathExtension().lastPathComponent + "-tls")
+    }
+
     /// The printers offered over IPP: all but e-mail destinations, which need an address per job.
     package var ippPrinters: [PrinterConfig] {
       printers.filter { if case .mail = $0.target.delivery { false } else { true } }
@@ -200,6 +209,12 @@ extension ReceiptServer {
       package var advertise: Bool
       /// The largest document a client may send (a request's body).
       package var maxDocumentBytes: Int
+      /// TLS on the listener: `ipps://` beside `ipp://` (the default), only `ipps://`, or none.
+      package var encryption: IPPEncryption = .optional
+      /// The operator's certificate chain and private key (PEM files); nil: a self-signed one the
+      /// daemon makes and keeps (``ReceiptServer/Configuration/tlsDirectory``).
+      package var certificate: String?
+      package var privateKey: String?
 
       /// Creates an IPP configuration; advertised unless it listens on loopback.
       package init(

@@ -128,6 +128,20 @@ extension ReceiptServer.Configuration {
       ipp = IPPConfiguration(
         host: settings.ippHost ?? "127.0.0.1", port: settings.ippPort ?? (apiPort == 0 ? 0 : apiPort + 2),
         advertise: settings.ippAdvertise, maxDocumentBytes: settings.ippMaxDocumentBytes ?? 32 << 20)
+      if let mode = settings.ippTLS {
+        guard let encryption = IPPEncryption(rawValue: mode) else {
+          throw ReceiptError(
+            .data,
+            "ippTLS is \(IPPEncryption.allCases.map(\.rawValue).joined(separator: ", ")), not '\(mode)'")
+        }
+        ipp?.encryption = encryption
+      }
+      guard (settings.ippCertificate == nil) == (settings.ippPrivateKey == nil) else {
+        throw ReceiptError(
+          .data, "ippCertificate and ippPrivateKey go together: give both PEM files, or neither for a self-signed one")
+      }
+      ipp?.certificate = settings.ippCertificate
+      ipp?.privateKey = settings.ippPrivateKey
     }
   }
 }

@@ -135,8 +135,7 @@ extension HTTPAPI {
 
   /// Whether a path is a symbolic link itself (`lstat`: not followed).
   static func isSymbolicLink(_ url: URL) -> Bool {
-    var info = stat()
-    return lstat(url.path, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK
+    (try? FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType) == .typeSymbolicLink
   }
 
   /// GET /v1/models.

@@ -17,8 +17,3 @@ final class ExpectContinueHandler: ChannelDuplexHandler, RemovableChannelHandler
     context.fireChannelRead(data)
   }
 }
-
-/// The printer icon of `printer-icons` (128 × 128 PNG).
-enum IPPIcon {
-  static var png: [UInt8] { PackageResources.printer_icon_png }
-}

@@ -5,13 +5,21 @@ import ServiceLifecycle
 
 extension IPPFront {
   /// The IPP front's background services: jobs created without a document are failed after
-  /// ``ippHeldTimeout`` (IPP `multiple-operation-time-out-action` abort-job), and the printers
-  /// are advertised over DNS-SD once the listener has its port.
+  /// ``ippHeldTimeout`` (IPP `multiple-operation-time-out-action` abort-job), a self-made TLS
+  /// certificate is renewed when due, and the printers are advertised over DNS-SD once the
+  /// listener has its port.
   func services(advertising: IPPAdvertising?) -> [any Service] {
     guard configuration.ipp != nil else { return [] }
     var services: [any Service] = [
       PeriodicService(interval: .seconds(10)) { [self] in _ = await abandonLateHeldJobs() }
     ]
+    if security.mode != .off {
+      // A self-made certificate is made anew 30 days before it ends, without a restart.
+      services.append(
+        PeriodicService(interval: .seconds(86_400)) { [security, logger] in
+          _ = security.renewIfDue(logger: logger)
+        })
+    }
     if let advertising { services.append(advertising) }
     return services
   }
@@ -42,12 +50,14 @@ extension IPPFront {
   /// Bonjour Printing Specification has a printer without LPD reserve its name there so that no
   /// other printer takes it (as PAPPL and CUPS do).
   func advertisements(port: Int) -> [DNSSDAdvertiser.Service] {
-    let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "receipt"
+    let host = Self.hostName
     return printers.values.sorted { $0.name < $1.name }.flatMap { printer in
-      [
-        ippAdvertisement(printer, port: port, host: host),
-        DNSSDAdvertiser.Service(name: printer.dnsSDName, type: "_printer._tcp", subtypes: [], port: 0, txt: [:]),
-      ]
+      var services = [ippAdvertisement(printer, port: port, host: host, secure: false)]
+      // `ipps://` on the same port: the same keys, an https page.
+      if security.mode != .off { services.append(ippAdvertisement(printer, port: port, host: host, secure: true)) }
+      services.append(
+        DNSSDAdvertiser.Service(name: printer.dnsSDName, type: "_printer._tcp", subtypes: [], port: 0, txt: [:]))
+      return services
     }
   }
 
@@ -59,18 +69,25 @@ extension IPPFront {
     return "(\(flat))"
   }
 
-  private func ippAdvertisement(_ printer: IPPPrinter, port: Int, host: String) -> DNSSDAdvertiser.Service {
+  private func ippAdvertisement(_ printer: IPPPrinter, port: Int, host: String, secure: Bool)
+    -> DNSSDAdvertiser.Service
+  {
     let pdl = IPPPrinter.formats.filter { $0 != "application/octet-stream" }.joined(separator: ",")
     let uuid = String(printer.uuid.dropFirst("urn:uuid:".count))
+    let page = "\(secure ? "https" : "http")://\(host).local:\(port)/ipp/print/\(printer.name)"
+    var txt: [(key: String, value: String)] = [
+      ("txtvers", "1"), ("qtotal", "1"), ("rp", "ipp/print/\(printer.name)"), ("ty", printer.makeAndModel),
+      ("adminurl", page), ("note", ""), ("priority", "0"),
+      ("product", Self.productKey(printer.config.model?.title ?? "Receipt printer")), ("pdl", pdl), ("UUID", uuid),
+      ("URF", "V1.4,CP99,W8,SRGB24,IS1,MT1,OB9,PQ3-4-5,RS\(printer.dpi)"), ("Color", "F"), ("Duplex", "F"),
+      ("kind", "receipt,roll"), ("PaperMax", "<legal-A4"), ("Fax", "F"), ("Scan", "F"),
+    ]
+    // TLS (its least version) in both: `_ipp._tcp` upgrades to it (RFC 2817), `_ipps._tcp` starts
+    // with it — PWG's DNS-SD tests look for the key under `_ipp._tcp`.
+    if security.mode != .off { txt.append(("TLS", "1.2")) }
     return DNSSDAdvertiser.Service(
-      name: printer.dnsSDName, type: "_ipp._tcp", subtypes: ["_universal", "_print"], port: port,
-      txt: [
-        "txtvers": "1", "qtotal": "1", "rp": "ipp/print/\(printer.name)", "ty": printer.makeAndModel,
-        "adminurl": "http://\(host).local:\(port)/ipp/print/\(printer.name)", "note": "", "priority": "0",
-        "product": Self.productKey(printer.config.model?.title ?? "Receipt printer"), "pdl": pdl, "UUID": uuid,
-        "URF": "V1.4,CP99,W8,SRGB24,IS1,MT1,OB9,PQ3-4-5,RS\(printer.dpi)", "Color": "F", "Duplex": "F",
-        "kind": "receipt,roll", "PaperMax": "<legal-A4", "Fax": "F", "Scan": "F",
-      ])
+      name: printer.dnsSDName, type: secure ? "_ipps._tcp" : "_ipp._tcp", subtypes: ["_universal", "_print"],
+      port: port, txt: txt)
   }
 }
 

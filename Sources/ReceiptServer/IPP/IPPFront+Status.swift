@@ -45,14 +45,20 @@ extension IPPFront {
     let printer = context.printer
     let (state, reasons, message, jobs) = try await ippState(printer)
     let empty = reasons.contains { $0.hasPrefix("media-empty") || $0.hasPrefix("media-needed") }
-    let uris = ["ipp://\(context.host)/ipp/print/\(printer.name)"]
+    let alerts = IPPPrinterAlert.alerts(reasons: reasons)
+    // Both schemes on the one port (RFC 8011 5.4.1: in a printer's order of preference).
+    let uris = security.schemes.map { "\($0)://\(context.via.host)/ipp/print/\(printer.name)" }
     var attributes = printer.fixedAttributes(
-      uris: uris, moreInfo: context.pageURI, icon: context.pageURI + "/icon.png", started: startedAt)
+      uris: uris, moreInfo: context.pageURI, started: startedAt)
     let templates = (try? TemplateLibrary(directory: configuration.templates).templateNames()) ?? []
     attributes += [
       IPPAttribute("printer-state", .enumeration(state)),
       IPPAttribute("printer-state-reasons", reasons.map(IPPValue.keyword)),
       IPPAttribute("printer-state-message", .text(message)),
+      IPPAttribute("printer-alert", IPPPrinterAlert.values(alerts).map { .octetString(Array($0.utf8)) }),
+      IPPAttribute(
+        "printer-alert-description",
+        alerts.isEmpty ? [.text("")] : alerts.map { _ in .text(message.isEmpty ? "stopped" : message) }),
       IPPAttribute("printer-is-accepting-jobs", .boolean(true)),
       IPPAttribute("queued-job-count", .integer(Int32(clamping: jobs))),
       IPPAttribute("printer-up-time", .integer(upTime)),

@@ -23,12 +23,15 @@ package struct IPPFront: Sendable {
   let startedAt: Date
   /// Why a printer's worker holds its queue (paper out, cover open), nil while it can print.
   let hold: @Sendable (String) -> PrinterStatus?
+  /// TLS on the listener (`ipps://`).
+  let security: IPPSecurity
 
   init(
     configuration: ReceiptServer.Configuration, store: any JobStore, logger: Logger, startedAt: Date = Date(),
-    hold: @escaping @Sendable (String) -> PrinterStatus?
+    security: IPPSecurity = IPPSecurity(), hold: @escaping @Sendable (String) -> PrinterStatus?
   ) {
     self.configuration = configuration
+    self.security = security
     self.store = store
     self.logger = logger
     self.startedAt = startedAt
@@ -46,22 +49,44 @@ extension IPPFront {
   /// Seconds a job created without its document (Create-Job) waits for it (Send-Document).
   static let heldTimeout = 60
 
+  /// The machine's name, as DNS-SD advertises it (`NAME.local`) and the self-made certificate
+  /// names it.
+  static var hostName: String {
+    ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "receipt"
+  }
+
+  /// The listener's TLS as configured (its certificate read, or made and kept); an error says
+  /// what to fix.
+  static func security(_ configuration: ReceiptServer.Configuration) throws -> IPPSecurity {
+    guard let ipp = configuration.ipp else { return IPPSecurity() }
+    do {
+      return try IPPSecurity(ipp, directory: configuration.tlsDirectory, host: hostName)
+    } catch let error as TLSSetupError {
+      throw ReceiptError(.data, error.description)
+    }
+  }
+
   /// The IPP listener's application (nil when IPP is off).
   func application(onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> (
     any ApplicationProtocol
   )? {
     guard let ipp = configuration.ipp else { return nil }
-    let router = Router()
+    let router = Router(context: IPPRequestContext.self)
     // DNS rebinding: only this listener's names in `Host` (421 otherwise), as on the API.
     router.middlewares.add(HostMiddleware(ipp: ipp, aliases: configuration.hostNames))
     router.post("ipp/print/:name") { request, context in
-      try await self.answer(request, printer: context.parameters.require("name"))
+      try await self.answer(request, printer: context.parameters.require("name"), secure: context.isEncrypted())
     }
-    router.post("ipp/print") { request, _ in try await self.answer(request, printer: nil) }
+    router.post("ipp/print") { request, context in
+      try await self.answer(request, printer: nil, secure: context.isEncrypted())
+    }
     router.get("ipp/print/:name/icon.png") { _, context in
-      guard self.printers[try context.parameters.require("name")] != nil else { throw HTTPError(.notFound) }
-      return Response(
-        status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: IPPIcon.png)))
+      try self.icon(printer: context.parameters.require("name"), size: 128)
+    }
+    router.get("ipp/print/:name/icons/:file") { _, context in
+      let file = try context.parameters.require("file")
+      guard file.hasSuffix(".png"), let size = Int(file.dropLast(4)) else { throw HTTPError(.notFound) }
+      return try self.icon(printer: context.parameters.require("name"), size: size)
     }
     router.get("ipp/print/:name") { request, context in
       try await self.ippStatusPage(context.parameters.require("name"), request)
@@ -74,7 +99,7 @@ extension IPPFront {
         ConnectionGuard(registry: registry, headerTimeout: headerTimeout), ExpectContinueHandler(),
       ], idleTimeout: .milliseconds(Int64(configuration.idleTimeout * 1000)))
     return Application(
-      router: router, server: .http1(configuration: http1),
+      router: router, server: .ipp(http1, security: security),
       configuration: .init(
         address: .hostname(ListenAddress.bindHost(ipp.host), port: ipp.port), serverName: "receipt",
         // Beyond maxConnections ConnectionGuard closes idle or stalled connections to make room;
@@ -88,7 +113,7 @@ extension IPPFront {
   /// are HTTP errors. The attributes are read as they arrive and checked (``IPPFrameScanner``)
   /// before libcups sees them; the document after them goes to a spool file as it arrives
   /// (``IPPDocument``), never whole into memory.
-  private func answer(_ request: Request, printer name: String?) async throws -> Response {
+  private func answer(_ request: Request, printer name: String?, secure: Bool) async throws -> Response {
     guard let ipp = configuration.ipp else { throw HTTPError(.notFound) }
     guard request.headers[.contentType]?.lowercased().hasPrefix("application/ipp") == true else {
       throw HTTPError(.unsupportedMediaType, message: "IPP requests are POSTed as application/ipp")
@@ -119,12 +144,19 @@ extension IPPFront {
     let answer: IPPMessage
     do {
       let (message, _) = try IPPCodec.decode(attributes.prefix(length))
-      answer = await respond(to: message, document: spool.document(), printer: name, host: host)
+      let via = IPPVia(host: host, secure: secure)
+      answer = await respond(to: message, document: spool.document(), printer: name, via: via)
     } catch {
       // Not an IPP message at all: an IPP answer with no request id to echo.
       answer = Self.ippAnswer(.badRequest, requestID: 1, message: "\(error)")
     }
     return try Self.ippResponse(answer)
+  }
+
+  /// A printer's icon of one size (404 for another printer or size).
+  private func icon(printer name: String, size: Int) throws -> Response {
+    guard printers[name] != nil, let png = IPPIcon.png(size: size) else { throw HTTPError(.notFound) }
+    return Response(status: .ok, headers: [.contentType: "image/png"], body: .init(byteBuffer: ByteBuffer(bytes: png)))
   }
 
   /// Where IPP documents are spooled while they arrive (unnamed files: nothing stays there).
@@ -138,16 +170,16 @@ extension IPPFront {
   }
 
   /// The answer to a read request.
-  private func respond(to message: IPPMessage, document: IPPDocument, printer name: String?, host: String) async
+  private func respond(to message: IPPMessage, document: IPPDocument, printer name: String?, via: IPPVia) async
     -> IPPMessage
   {
-    var answer = await answer(to: message, document: document, printer: name, host: host)
+    var answer = await answer(to: message, document: document, printer: name, via: via)
     // The answer speaks the request's version when the printer does (RFC 8011 4.1.8), else 1.1.
     answer.version = IPPRequest.versions.contains(message.version) ? message.version : 11
     return answer
   }
 
-  private func answer(to message: IPPMessage, document: IPPDocument, printer name: String?, host: String) async
+  private func answer(to message: IPPMessage, document: IPPDocument, printer name: String?, via: IPPVia) async
     -> IPPMessage
   {
     do {
@@ -156,7 +188,7 @@ extension IPPFront {
         throw IPPFailure(.operationNotSupported, "operation 0x\(String(request.operation, radix: 16)) is not supported")
       }
       let printer = try ippPrinter(request, path: name)
-      let context = IPPContext(printer: printer, host: host, request: request)
+      let context = IPPContext(printer: printer, via: via, request: request)
       var answer = try await perform(operation, context)
       answer.requestID = message.requestID
       return answer
@@ -208,17 +240,23 @@ extension IPPFront {
   }
 }
 
-/// What an operation works with: its printer, the host the client reached it by (for URIs),
-/// and the request.
+/// How a client reached the listener: the host it named (`Host`) and whether over TLS.
+struct IPPVia: Sendable {
+  let host: String
+  let secure: Bool
+}
+
+/// What an operation works with: its printer, how the client reached it (for URIs), and the
+/// request.
 struct IPPContext {
   let printer: IPPPrinter
-  let host: String
+  let via: IPPVia
   let request: IPPRequest
 
-  /// The printer's URI as this client reaches it.
-  var printerURI: String { "ipp://\(host)/ipp/print/\(printer.name)" }
-  /// The printer's web page (status, supplies) and icon.
-  var pageURI: String { "http://\(host)/ipp/print/\(printer.name)" }
+  /// The printer's URI as this client reaches it (`ipps://` over TLS).
+  var printerURI: String { "\(via.secure ? "ipps" : "ipp")://\(via.host)/ipp/print/\(printer.name)" }
+  /// The printer's web page (status, supplies) and icon, over TLS when the client came so.
+  var pageURI: String { "\(via.secure ? "https" : "http")://\(via.host)/ipp/print/\(printer.name)" }
 }
 
 extension IPPFront {
@@ -237,7 +275,7 @@ extension IPPFront {
         IPPAttributeGroup(
           .printer,
           printer.fixedAttributes(
-            uris: ["ipp://h/ipp/print/p"], moreInfo: "http://h/", icon: "http://h/i", started: Date())
+            uris: ["ipp://h/ipp/print/p"], moreInfo: "http://h/", started: Date())
         ))
       if let id = try? request.jobID() {
         answer.groups.append(IPPAttributeGroup(.job, [IPPAttribute("job-id", .integer(Int32(truncatingIfNeeded: id)))]))

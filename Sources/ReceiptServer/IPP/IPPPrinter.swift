@@ -118,7 +118,7 @@ struct IPPPrinter: Sendable {
   ]
 
   /// The printer's attributes that do not change while the daemon runs.
-  func fixedAttributes(uris: [String], moreInfo: String, icon: String, started: Date) -> [IPPAttribute] {
+  func fixedAttributes(uris: [String], moreInfo: String, started: Date) -> [IPPAttribute] {
     let keywords = { (name: String, values: [String]) in IPPAttribute(name, values.map(IPPValue.keyword)) }
     let resolution = IPPValue.resolution(x: Int32(dpi), y: Int32(dpi), perInch: true)
     let model = config.model
@@ -127,7 +127,7 @@ struct IPPPrinter: Sendable {
       + "MDL:\(model?.title ?? "Receipt printer");CMD:PDF,PWGRaster,URF,JPEG,PNG;CLS:PRINTER;SN:\(serial);"
     return [
       IPPAttribute("printer-uri-supported", uris.map(IPPValue.uri)),
-      keywords("uri-security-supported", uris.map { _ in "none" }),
+      keywords("uri-security-supported", uris.map { $0.hasPrefix("ipps:") ? "tls" : "none" }),
       keywords("uri-authentication-supported", uris.map { _ in "none" }),
       IPPAttribute("printer-name", .name(name)),
       // PWG 5100.14: the DNS-SD instance name it is advertised as (also when advertising is off:
@@ -147,7 +147,7 @@ struct IPPPrinter: Sendable {
         .octetString(ReceiptEngine.version.split(separator: ".").map { UInt8(clamping: Int($0) ?? 0) })),
       IPPAttribute("printer-more-info", .uri(moreInfo)),
       IPPAttribute("printer-supply-info-uri", .uri(moreInfo)),
-      IPPAttribute("printer-icons", .uri(icon)),
+      IPPAttribute("printer-icons", IPPIcon.uris(page: moreInfo).map(IPPValue.uri)),
       IPPAttribute("printer-geo-location", .outOfBand(.unknown)),
       IPPAttribute("printer-organization", .text("")),
       IPPAttribute("printer-organizational-unit", .text("")),

@@ -81,7 +81,7 @@ final class PrintWorker: Service, Sendable {
   /// Takes the head job while there is one; otherwise sleeps until a job arrives or the head's
   /// retry is due. On graceful shutdown it takes no new job and gives the one in hand `grace`
   /// seconds; then it gives its printer up.
-  func run() async throws {
+  func run() async {
     // Rendering is background work: the API answers first (a printer prints a receipt in a
     // second or so; a till waits for its 202 on every sale).
     _ = try? await pool.run { Self.lowerThisThreadsPriority() }

@@ -7,9 +7,9 @@ import ServiceLifecycle
 struct PrintWorkers: Service {
   let workers: [PrintWorker]
 
-  func run() async throws {
+  func run() async {
     await withTaskGroup(of: Void.self) { group in
-      for worker in workers { group.addTask { try? await worker.run() } }
+      for worker in workers { group.addTask { await worker.run() } }
     }
   }
 }
