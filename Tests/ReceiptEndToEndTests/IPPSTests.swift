@@ -164,4 +164,42 @@ import Testing
     defer { _ = plain.terminate() }
     #expect(try peerCertificate(plain.ippPort ?? 0).pem.isEmpty, "no TLS when it is off")
   }
+
+  /// The first bytes decide what a connection speaks, and they are untrusted: a handshake of
+  /// garbage, an upgrade followed by garbage, an `OPTIONS` head that never ends (past the 8 KiB
+  /// kept), a connection that sends nothing and bytes after a 426 each end their own connection
+  /// only — the daemon answers over TLS and plain HTTP after every one of them.
+  @Test func hostileFirstBytesEndTheirConnectionOnly() throws {
+    for settings in ["", #", "ippTLS": "required""#] {
+      let (daemon, _) = try ipp.daemon(["till": "dir:\(try Tool.temporaryDirectory().path)"], settings: settings)
+      defer { _ = daemon.terminate() }
+      let port = daemon.ippPort ?? 0
+      let script = """
+        import os, socket, sys, time
+        port = int(sys.argv[1])
+        attempts = [
+            b"\\x16\\x03\\x01" + os.urandom(4000),
+            b"OPTIONS * HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: Upgrade\\r\\nUpgrade: TLS/1.2\\r\\n\\r\\n" + os.urandom(3000),
+            b"OPTIONS * HTTP/1.1\\r\\nX: " + b"a" * 20000,
+            b"",
+            b"GET / HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n" + b"GET / HTTP/1.1\\r\\nHost: localhost\\r\\n\\r\\n" * 50,
+        ]
+        for data in attempts:
+            with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+                try:
+                    s.sendall(data)
+                    s.settimeout(1)
+                    s.recv(65536)
+                except OSError:
+                    pass
+        print("sent")
+        """
+      let run = try Tool.run("python3", ["-c", script, "\(port)"])
+      #expect(run.stdout.contains("sent"), "\(run.stderr)")
+      #expect((try? daemon.request("GET", "/healthz", timeout: 5).status) == 200, "the daemon is up")
+      #expect(try peerCertificate(port).pem.hasPrefix("-----BEGIN CERTIFICATE-----"), "TLS still answers")
+      let plain = try Tool.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/"])
+      #expect(plain.stdout == (settings.isEmpty ? "200" : "426"), "plain HTTP still answers: \(plain.stdout)")
+    }
+  }
 }

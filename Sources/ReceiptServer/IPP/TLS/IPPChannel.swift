@@ -57,13 +57,20 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
 
   private let security: IPPSecurity
   private var buffered: ByteBuffer?
-  private var decided = false
+  /// Reading the first bytes; then passing them on (TLS or plain HTTP after this handler), or
+  /// refusing the connection (plain HTTP where TLS is required: what comes after is dropped).
+  private var state = State.deciding
+  private enum State { case deciding, passing, refusing }
 
   init(security: IPPSecurity) { self.security = security }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    switch state {
+    case .passing: return context.fireChannelRead(data)
+    case .refusing: return
+    case .deciding: break
+    }
     var bytes = unwrapInboundIn(data)
-    guard !decided else { return context.fireChannelRead(data) }
     if buffered == nil { buffered = bytes } else { buffered!.writeBuffer(&bytes) }
     decide(context)
   }
@@ -83,7 +90,8 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
     }
     guard security.mode == .required else { return leave(context) }
     guard headEnd != nil || view.count >= Self.maximumHead else { return }
-    decided = true
+    state = .refusing
+    buffered = nil
     let refusal =
       "HTTP/1.1 426 Upgrade Required\r\nConnection: Upgrade, close\r\nUpgrade: TLS/1.2, HTTP/1.1\r\n"
       + "Content-Type: text/plain\r\nContent-Length: 41\r\n\r\nthis printer takes only encrypted (ipps)\n"
@@ -102,7 +110,7 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
         try context.pipeline.syncOperations.addHandler(UpgradeAnswer(answer), position: .after(handler))
       }
     } catch {
-      decided = true
+      state = .refusing
       return context.close(promise: nil)
     }
     leave(context)
@@ -110,7 +118,7 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
 
   /// Hands what came so far to the handler after this one, and leaves the pipeline.
   private func leave(_ context: ChannelHandlerContext) {
-    decided = true
+    state = .passing
     if let bytes = buffered, bytes.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(bytes)) }
     buffered = nil
     context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
