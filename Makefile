@@ -8,10 +8,13 @@ OUT ?= out
 BUILD_FLAGS := -c release -Xswiftc -enable-testing
 RELEASE := swift build $(BUILD_FLAGS)
 # `receipt` (one-shot commands) and `receipt-daemon` (what `receipt serve` and `receipt design` run).
-# The binaries are touched after the build: an up-to-date build does not relink, and the
-# end-to-end tests refuse a binary older than the sources (Tests/Support/Tool.swift).
+# A binary older than a source file after the build is touched: a build that changed no object
+# does not relink, and the end-to-end tests refuse a binary older than the sources
+# (Tests/Support/Tool.swift). Only then: SwiftPM relinks a binary touched since it made it.
 RELEASE_BOTH := $(RELEASE) --product receipt && $(RELEASE) --product receipt-daemon \
-	&& touch .build/release/receipt .build/release/receipt-daemon
+	&& for binary in receipt receipt-daemon; do \
+	  if [ -n "$$(find Sources Package.swift -newer .build/release/$$binary -print -quit)" ]; then \
+	    touch .build/release/$$binary; fi; done
 
 .PHONY: demo test setup setup-test build lint format release install deb bench benchmark side-by-side bench-batch bench-daemon bench-postgres bench-cloudprnt callgrind callgrind-batch \
 	fuzz sanitize soak screenshots ipp-dnssd
