@@ -3,13 +3,19 @@
 # passes (kept for inspection when one fails), and ends a failing run with the failures gathered:
 # a CI log that keeps only its tail still names the test that failed and why.
 #
-# Two phases: the daemon's in-process suites (ReceiptServerTests: servers, stores and workers on
-# Swift's concurrency pool) run apart from the rest, whose tests block or busy their threads on
-# purpose (the shipped binary run and waited for, layouts, renders) — on two cores they would
-# starve the pool the in-process daemons need, and their timeouts would measure the test run, not
-# the daemon. Extra arguments go to both phases. Prints the wall time of each. The tests are the
-# release build's (`make test` builds it once, with testability: see the Makefile).
+# Four test processes at once, each with its own log (printed in turn when all are done): the
+# end-to-end suites of the command line and of the daemon, the libraries' suites, and the
+# daemon's in-process suites
+# (ReceiptServerTests: servers, stores and workers on Swift's concurrency pool). Most tests
+# wait — for the shipped binary, cupsd, PostgreSQL — on one of the pool's threads, and a process
+# has as many of those as cores: one process kept two cores half idle. Apart, the blocking tests
+# cannot starve the pool the in-process daemons need either. dbus and avahi (DNS-SD for
+# ippeveprinter and the IPP printers) are started here for all three: started by one test process
+# (Tests/Support/PrintRig.swift), they would stop when it ends, under the others. Extra arguments
+# go to every process. Prints the wall time of each. The tests are the release build's
+# (`make test` builds it once, with testability: see the Makefile).
 set -uo pipefail
+cd "$(dirname "$0")/.."
 # The directories of failed runs older than half a day go (a run takes well under that; each can
 # hold PostgreSQL clusters of ~450 MB).
 find /tmp -maxdepth 1 -name 'receipt-tests.*' -type d -mmin +720 -exec rm -rf {} + 2>/dev/null
@@ -20,17 +26,61 @@ mkdir -p "$run_dir/tmp"
 chmod 711 "$run_dir" "$run_dir/tmp"
 status=0
 phase() {
-  local name=$1
-  shift
+  local name=$1 tag=$2
+  shift 2
   local started=$SECONDS
-  TMPDIR="$run_dir/tmp" swift test -c release -Xswiftc -enable-testing --skip-build --disable-xctest "$@" 2>&1 |
-    tee -a "$log"
-  local result=${PIPESTATUS[0]}
-  echo "tests: $name took $((SECONDS - started)) s (exit $result)" | tee -a "$log"
-  ((result == 0)) || status=$result
+  # The test bundle itself: `swift test` would hold the build directory's lock while it runs.
+  TMPDIR="$run_dir/tmp" .build/release/receiptPackageTests.xctest --testing-library swift-testing "$@" \
+    >"$run_dir/$tag.log" 2>&1
+  local result=$?
+  echo "tests: $name took $((SECONDS - started)) s (exit $result)" >>"$run_dir/$tag.log"
+  echo "$result" >"$run_dir/$tag.status"
 }
-phase "all but the daemon's in-process suites" --skip ReceiptServerTests "$@"
-phase "the daemon's in-process suites" --filter ReceiptServerTests "$@"
+
+# dbus and avahi for the whole run, unless the machine runs them (a rig's left over from an
+# earlier run is stopped by its watchdog first: wait for it to go).
+daemons=()
+for _ in $(seq 30); do
+  stale=0
+  for owner in /run/receipt-rig-*.owner; do
+    [[ -e $owner ]] && ! kill -0 "$(cat "$owner")" 2>/dev/null && stale=1
+  done
+  ((stale)) || break
+  sleep 0.1
+done
+rm -f /run/receipt-rig-*.owner
+if ! pgrep -x dbus-daemon >/dev/null && [[ -x /usr/bin/dbus-daemon ]]; then
+  mkdir -p /run/dbus && rm -f /run/dbus/pid /run/dbus/system_bus_socket
+  /usr/bin/dbus-daemon --system --nofork --nopidfile >"$run_dir/dbus.log" 2>&1 &
+  daemons+=($!)
+  for _ in $(seq 100); do [[ -S /run/dbus/system_bus_socket ]] && break; sleep 0.05; done
+fi
+if ! pgrep -x avahi-daemon >/dev/null && [[ -x /usr/sbin/avahi-daemon ]]; then
+  rm -f /run/avahi-daemon/pid
+  /usr/sbin/avahi-daemon --no-drop-root --no-chroot >"$run_dir/avahi.log" 2>&1 &
+  daemons+=($!)
+  for _ in $(seq 100); do [[ -S /run/avahi-daemon/socket ]] && break; sleep 0.05; done
+fi
+
+# The end-to-end suites in two processes: the command line's and the daemon's.
+cli='ReceiptEndToEndTests\.(CLI|Batch|Browser|CodeHyphenation|OrderCrash|DaemonCrash|ParagraphIndent|RasterAgreement|StreamStrictness|Template|Archive|Webhook|Contract|EReceipt|SquareOrder|DebianPackage)'
+phase "the command line's end-to-end suites" e2e-cli --filter "$cli" "$@" &
+phases=($!)
+phase "the daemon's end-to-end suites" e2e-daemon --filter ReceiptEndToEndTests --skip "$cli" "$@" &
+phases+=($!)
+phase "the libraries' suites" libraries --skip ReceiptEndToEndTests --skip ReceiptServerTests "$@" &
+phases+=($!)
+phase "the daemon's in-process suites" server --filter ReceiptServerTests "$@" &
+phases+=($!)
+wait "${phases[@]}"
+for tag in libraries server e2e-cli e2e-daemon; do
+  cat "$run_dir/$tag.log" >>"$log"
+  cat "$run_dir/$tag.log"
+  result=$(cat "$run_dir/$tag.status" 2>/dev/null || echo 1)
+  ((result == 0)) || status=$result
+done
+grep -h "^tests: " "$run_dir"/*.log
+for pid in "${daemons[@]}"; do kill "$pid" 2>/dev/null; done
 if [ "$status" -eq 0 ]; then
   rm -rf "$run_dir"
   exit 0

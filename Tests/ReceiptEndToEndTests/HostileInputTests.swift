@@ -52,9 +52,10 @@ import Testing
       headers: ["Authorization": "Bearer \(Self.token)"], timeout: 60)
   }
 
-  /// `/healthz` answers within a second.
+  /// `/healthz` answers (within 5 s: a daemon locked out never does, and a machine running the
+  /// test processes side by side may take more than one).
   func alive(_ daemon: Daemon) -> Bool {
-    (try? daemon.request("GET", "/healthz", timeout: 1).status) == 200
+    (try? daemon.request("GET", "/healthz", timeout: 5).status) == 200
   }
 
   @Test func deepNestingIsExit65AndTheDaemonLives() throws {
@@ -158,7 +159,7 @@ import Testing
       sockets.append(fd)
     }
     #expect(sockets.count == streams, "every stream connected")
-    #expect(alive(daemon), "/healthz answers within a second beside \(streams) streams")
+    #expect(alive(daemon), "/healthz answers beside \(streams) streams")
     #expect(
       try daemon.request("GET", "/v1/jobs", headers: ["Authorization": "Bearer \(Self.token)"], timeout: 2).status
         == 200)

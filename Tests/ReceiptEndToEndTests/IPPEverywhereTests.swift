@@ -569,7 +569,7 @@ import Testing
     defer { _ = daemon.terminate() }
     let port = try #require(daemon.ippPort)
     let printer = "ipp://127.0.0.1:\(port)/ipp/print/archive"
-    func healthy() -> Bool { (try? daemon.request("GET", "/healthz", timeout: 1).status) == 200 }
+    func healthy() -> Bool { (try? daemon.request("GET", "/healthz", timeout: 5).status) == 200 }
     func status(_ answer: (status: Int, body: Data)) -> Int {
       answer.body.count >= 4 ? Int(answer.body[2]) << 8 | Int(answer.body[3]) : -1
     }

@@ -29,7 +29,7 @@ import Testing
     ] as [(String, String?, PrinterState, [String])])
   func aPollSaysWhetherThePrinterCanPrint(code: String, asb: String?, state: PrinterState, reasons: [String]) {
     let status = CloudPRNTStatus(statusCode: code, status: asb).printerStatus
-    #expect(status.state == state && status.reasons == reasons, "\(code) \(asb ?? ""): \(status)")
+    #expect(status.state == state && status.reasonKeywords == reasons, "\(code) \(asb ?? ""): \(status)")
   }
 
   @Test func confirmationsSayWhetherTheJobPrinted() {

@@ -20,7 +20,7 @@ import Testing
       cutterError: condition == "cutter")
     let printer = try #require(SocketPrinter(uri: "socket://127.0.0.1:\(simulator.port)"))
     let status = try printer.status()
-    #expect(status.state == state && status.reasons == reasons, "\(condition): \(status)")
+    #expect(status.state == state && status.reasonKeywords == reasons, "\(condition): \(status)")
     #expect(simulator.statusRequestCount == 4)
     if condition == "cutter" { #expect(status.message == "autocutter error") }
     if condition == "paper end" { #expect(status.message == "out of paper") }

@@ -39,6 +39,8 @@ public struct PrinterQueue: Sendable, Codable, Equatable {
 
   /// The queue's state, reasons and message.
   public var status: PrinterStatus {
-    PrinterStatus(state: state, reasons: stateReasons, message: stateMessage, acceptingJobs: acceptingJobs)
+    PrinterStatus(
+      state: state, reasons: stateReasons.map(PrinterStateReason.init(rawValue:)), message: stateMessage,
+      acceptingJobs: acceptingJobs)
   }
 }

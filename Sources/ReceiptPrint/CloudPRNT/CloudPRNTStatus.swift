@@ -53,9 +53,9 @@ public struct CloudPRNTStatus: Sendable, Equatable {
   /// cutter or unrecoverable error, a hot head) or `offline-report`; idle otherwise, with
   /// `media-low` when the roll is nearly out.
   public var printerStatus: PrinterStatus {
-    var reasons: [String] = []
+    var reasons: [PrinterStateReason] = []
     var problems: [String] = []
-    func add(_ reason: String, _ problem: String?) {
+    func add(_ reason: PrinterStateReason, _ problem: String?) {
       guard !reasons.contains(reason) else { return }
       reasons.append(reason)
       if let problem { problems.append(problem) }

@@ -19,7 +19,7 @@ public struct DirectoryPrinter: Printer {
   public func status() throws -> PrinterStatus {
     FileManager.default.isWritableFile(atPath: directory.path)
       ? PrinterStatus(state: .idle)
-      : PrinterStatus(state: .unavailable, reasons: ["\(directory.path) is not a writable directory"])
+      : PrinterStatus(state: .unavailable, reasons: [.other], message: "\(directory.path) is not a writable directory")
   }
 
   /// The file a job is written to: its name, with `/` replaced, and `.pdf`.

@@ -66,7 +66,7 @@ public struct ESCPOSStatus: Equatable, Sendable {
   /// In CUPS/IPP terms: stopped with `media-empty`, `cover-open`, `offline-report` or `other`
   /// (a cutter or unrecoverable error), or idle, with `media-low` when the roll is nearly out.
   public var printerStatus: PrinterStatus {
-    var reasons: [String] = []
+    var reasons: [PrinterStateReason] = []
     var problems: [String] = []
     if paperEnd {
       reasons.append("media-empty")

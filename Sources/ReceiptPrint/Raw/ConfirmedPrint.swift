@@ -78,7 +78,8 @@ struct ConfirmedPrint {
     } catch let stopped as Stopped {
       throw PrintError.printerNotReady(
         channel.name,
-        reason: "\(stopped.status.message) (\(stopped.status.reasons.joined(separator: ", "))); nothing was sent")
+        reason: "\(stopped.status.message) (\(stopped.status.reasonKeywords.joined(separator: ", "))); nothing was sent"
+      )
     }
     do {
       try channel.write(
@@ -106,7 +107,8 @@ struct ConfirmedPrint {
       clearBuffers()
       throw PrintError.interrupted(
         "printer \(channel.name) stopped before the receipt had printed: \(stopped.status.message) "
-          + "(\(stopped.status.reasons.joined(separator: ", "))); what had not printed was cleared from the printer")
+          + "(\(stopped.status.reasonKeywords.joined(separator: ", "))); what had not printed was cleared from the printer"
+      )
     }
   }
 

@@ -51,7 +51,7 @@ public struct EpsonSDPResult: Sendable, Equatable {
   /// `ASB_AUTOCUTTER_ERR` 0x800, `ASB_UNRECOVER_ERR` 0x2000, `ASB_AUTORECOVER_ERR` 0x4000,
   /// `ASB_RECEIPT_NEAR_END` 0x20000, `ASB_RECEIPT_END` 0x80000).
   public static func printerStatus(bits: UInt32, code: String = "") -> PrinterStatus {
-    var reasons: [String] = []
+    var reasons: [PrinterStateReason] = []
     var problems: [String] = []
     if bits & 0x80000 != 0 || code == "EPTR_REC_EMPTY" {
       reasons.append("media-empty")

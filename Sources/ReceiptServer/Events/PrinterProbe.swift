@@ -43,7 +43,7 @@ struct PrinterProbe: Sendable {
     }
     do {
       let status = try engine.openPrinter(target.address, server: target.server).status()
-      let reasons = (status.reasons + [status.message]).filter { !$0.isEmpty }
+      let reasons = (status.reasonKeywords + [status.message]).filter { !$0.isEmpty }
       return (status.acceptingJobs ? status.state.rawValue : "rejecting", reasons)
     } catch let error as ReceiptError {
       return (error.isPermanent ? "missing" : "unreachable", [error.message])

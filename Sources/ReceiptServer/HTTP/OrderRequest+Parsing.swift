@@ -76,7 +76,7 @@ extension OrderRequest {
   func differences(from order: Order) -> [String] {
     var fields: [String] = []
     if order.locale != locale { fields.append("locale") }
-    if order.routes != routes?.joined(separator: ",") { fields.append("routes") }
+    if order.routes != routes { fields.append("routes") }
     if order.data != data {
       let stored = try? JSONParser.parse(order.data)
       if stored == nil || stored != (try? JSONParser.parse(data)) { fields.append("data") }

@@ -13,27 +13,21 @@ extension IPPFront {
 
   /// The printer's state as IPP gives it, from its worker: stopped with the printer's reasons
   /// while it holds its queue (paper out, cover open), processing while a job prints.
-  func ippState(_ printer: IPPPrinter) async throws -> (state: Int32, reasons: [String], message: String, jobs: Int) {
+  func ippState(_ printer: IPPPrinter) async throws -> (
+    state: Int32, reasons: [PrinterStateReason], message: String, jobs: Int
+  ) {
     let counts = try await store.counts()
     let jobs = counts.count(printer.name, in: [.queued, .printing, .held])
     if let hold = hold(printer.name) {
-      var reasons = hold.reasons.isEmpty ? ["other-error"] : hold.reasons.map(Self.severe)
+      var reasons = (hold.reasons.isEmpty ? [.other] : hold.reasons).map(\.withSeverity)
       // RFC 8011 5.4.12: out of paper is also `media-needed` (what clients and PWG's
       // self-certification look for), beside PWG 5100.9's `media-empty`.
-      if reasons.contains(where: { $0.hasPrefix("media-empty") }),
-        !reasons.contains(where: { $0.hasPrefix("media-needed") })
-      {
-        reasons.append("media-needed-error")
+      if reasons.contains(where: \.isOutOfPaper), !reasons.contains(where: { $0.keyword == "media-needed" }) {
+        reasons.append(PrinterStateReason.mediaNeeded.withSeverity)
       }
       return (5, reasons, hold.message, jobs)
     }
     return (counts.count(printer.name, .printing) > 0 ? 4 : 3, ["none"], "", jobs)
-  }
-
-  /// A printer-state-reasons keyword with its severity (RFC 8011: `-error` stops the printer).
-  static func severe(_ reason: String) -> String {
-    reason.hasSuffix("-error") || reason.hasSuffix("-warning") || reason.hasSuffix("-report")
-      ? reason : reason + "-error"
   }
 
   /// The largest document the listener takes, in kilobytes (`ippMaxDocumentBytes`).
@@ -44,7 +38,7 @@ extension IPPFront {
   func printerAttributes(_ context: IPPContext) async throws -> IPPMessage {
     let printer = context.printer
     let (state, reasons, message, jobs) = try await ippState(printer)
-    let empty = reasons.contains { $0.hasPrefix("media-empty") || $0.hasPrefix("media-needed") }
+    let empty = reasons.contains(where: \.isOutOfPaper)
     let alerts = IPPPrinterAlert.alerts(reasons: reasons)
     // Both schemes on the one port (RFC 8011 5.4.1: in a printer's order of preference).
     let uris = security.schemes.map { "\($0)://\(context.via.host)/ipp/print/\(printer.name)" }
@@ -53,7 +47,7 @@ extension IPPFront {
     let templates = (try? TemplateLibrary(directory: configuration.templates).templateNames()) ?? []
     attributes += [
       IPPAttribute("printer-state", .enumeration(state)),
-      IPPAttribute("printer-state-reasons", reasons.map(IPPValue.keyword)),
+      IPPAttribute("printer-state-reasons", reasons.map { .keyword($0.rawValue) }),
       IPPAttribute("printer-state-message", .text(message)),
       IPPAttribute("printer-alert", IPPPrinterAlert.values(alerts).map { .octetString(Array($0.utf8)) }),
       IPPAttribute(
@@ -198,7 +192,7 @@ extension IPPFront {
       let word = state == 5 ? "stopped" : state == 4 ? "printing" : "idle"
       rows +=
         "<tr><td>\(html(printer.name))</td><td>\(html(printer.makeAndModel))</td><td>\(printer.widthName) mm</td>"
-        + "<td>\(word)\(message.isEmpty ? "" : ": " + html(message)) (\(html(reasons.joined(separator: ", "))))</td>"
+        + "<td>\(word)\(message.isEmpty ? "" : ": " + html(message)) (\(html(reasons.map(\.rawValue).joined(separator: ", "))))</td>"
         + "<td>\(jobs)</td></tr>"
     }
     let page = """

@@ -1,3 +1,5 @@
+import ReceiptKit
+
 /// PWG 5100.9's `printer-alert`: what stops a printer, as the Printer MIB's alert table says it
 /// (RFC 3805; codes, groups, severities and training levels by their IANA-PRINTER-MIB names),
 /// one `code=…;index=…;severity=…;training=…;group=…;groupindex=…;` value per alert, with
@@ -14,14 +16,11 @@ struct IPPPrinterAlert: Equatable {
 
   /// The alerts of a printer's state reasons (`media-empty-error`, `cover-open-error`, …):
   /// `media-needed` says the same as `media-empty` and adds none.
-  static func alerts(reasons: [String]) -> [IPPPrinterAlert] {
+  static func alerts(reasons: [PrinterStateReason]) -> [IPPPrinterAlert] {
     var alerts: [IPPPrinterAlert] = []
     for reason in reasons where reason != "none" {
-      let keyword = ["-error", "-warning", "-report"].reduce(reason) { word, suffix in
-        word.hasSuffix(suffix) ? String(word.dropLast(suffix.count)) : word
-      }
       let alert: IPPPrinterAlert
-      switch keyword {
+      switch reason.keyword {
       case "media-empty", "media-needed":
         alert = .init(code: "inputMediaSupplyEmpty", severity: "critical", group: "input")
       case "media-low": alert = .init(code: "inputMediaSupplyLow", severity: "warning", group: "input")

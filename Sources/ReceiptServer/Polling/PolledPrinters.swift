@@ -148,9 +148,9 @@ final class PolledPrinters: Sendable {
   /// reasons, and when it last polled.
   func state(_ printer: String, now: Date) -> (state: PrinterState, reasons: [String], lastPoll: Date?) {
     let (status, last) = entries.withLock { ($0[printer]?.status, $0[printer]?.lastPoll) }
-    if let hold = hold(printer, now: now) { return (hold.state, hold.reasons + [hold.message], last) }
+    if let hold = hold(printer, now: now) { return (hold.state, hold.reasonKeywords + [hold.message], last) }
     let polled = status ?? PrinterStatus(state: .idle)
-    return (polled.state, polled.reasons, last)
+    return (polled.state, polled.reasonKeywords, last)
   }
 
   /// Records a status a device reported once (a Server Direct Print result): it holds the

@@ -8,13 +8,51 @@ struct Order: Codable, Sendable, Equatable {
   /// The order JSON as received.
   var data: Data
   var locale: String?
-  /// The routes asked for, comma-separated (nil: every configured route).
-  var routes: String?
+  /// The routes asked for, by name (nil: every configured route).
+  var routes: [String]?
   var createdAt: Date
 
   /// The stored fields (the `orders` table's columns).
   enum CodingKeys: String, CodingKey, CaseIterable {
     case id, idempotencyKey, data, locale, routes, createdAt
+  }
+
+  /// The routes as the `routes` column keeps them: names joined by commas (a route's name is
+  /// letters, digits, `-` and `_`: ``Route/checkRoutes(_:printers:templates:)``).
+  var storedRoutes: String? { routes?.joined(separator: ",") }
+
+  /// The routes of a stored `routes` column.
+  static func routes(stored: String?) -> [String]? {
+    stored.map { $0.split(separator: ",").map(String.init) }
+  }
+
+  init(id: String, idempotencyKey: String?, data: Data, locale: String?, routes: [String]?, createdAt: Date) {
+    self.id = id
+    self.idempotencyKey = idempotencyKey
+    self.data = data
+    self.locale = locale
+    self.routes = routes
+    self.createdAt = createdAt
+  }
+
+  init(from decoder: any Decoder) throws {
+    let row = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      id: try row.decode(String.self, forKey: .id),
+      idempotencyKey: try row.decodeIfPresent(String.self, forKey: .idempotencyKey),
+      data: try row.decode(Data.self, forKey: .data), locale: try row.decodeIfPresent(String.self, forKey: .locale),
+      routes: Self.routes(stored: try row.decodeIfPresent(String.self, forKey: .routes)),
+      createdAt: try row.decode(Date.self, forKey: .createdAt))
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var row = encoder.container(keyedBy: CodingKeys.self)
+    try row.encode(id, forKey: .id)
+    try row.encode(idempotencyKey, forKey: .idempotencyKey)
+    try row.encode(data, forKey: .data)
+    try row.encode(locale, forKey: .locale)
+    try row.encode(storedRoutes, forKey: .routes)
+    try row.encode(createdAt, forKey: .createdAt)
   }
 
   /// The order's state from its tickets': `completed` when all printed, `failed` when one failed

@@ -16,7 +16,7 @@ extension SQLiteJobStore {
       }
       let order = Order(
         id: UUID().uuidString.lowercased(), idempotencyKey: key, data: request.data, locale: request.locale,
-        routes: request.routes?.joined(separator: ","), createdAt: now)
+        routes: request.routes, createdAt: now)
       try order.insert(db)
       let jobs = try request.tickets.map { try insert($0, idempotencyKey: nil, orderID: order.id, now: now, db).0 }
       return .order(order, jobs, created: true)

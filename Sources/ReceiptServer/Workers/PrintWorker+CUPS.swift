@@ -64,7 +64,7 @@ extension PrintWorker {
       case .processing:
         waitingSince = nil
       default:
-        let reasons = ([status.state.rawValue] + status.reasons + [status.message]).filter { !$0.isEmpty }
+        let reasons = ([status.state.rawValue] + status.reasonKeywords + [status.message]).filter { !$0.isEmpty }
           .joined(separator: ", ")
         if reasons != recorded {
           try await store.progress(job.id, cupsJobID: cupsID, printerState: reasons)

@@ -37,7 +37,8 @@ extension PrintWorker {
     if let status {
       if rawStatus.startHold(status.message) {
         logger.warning(
-          "printer \(printer.name) holds its queue: \(status.message) (\(status.reasons.joined(separator: ", ")))")
+          "printer \(printer.name) holds its queue: \(status.message) (\(status.reasonKeywords.joined(separator: ", ")))"
+        )
       }
     } else if rawStatus.endHold() {
       logger.info("printer \(printer.name) is ready again; printing resumes")

@@ -28,7 +28,9 @@ extension PostgresJobStore {
   private static func order(_ row: PostgresRow) throws -> Order {
     let (id, key, data, locale, routes, createdAt) = try row.decode(
       (String, String?, Data, String?, String?, Date).self)
-    return Order(id: id, idempotencyKey: key, data: data, locale: locale, routes: routes, createdAt: createdAt)
+    return Order(
+      id: id, idempotencyKey: key, data: data, locale: locale, routes: Order.routes(stored: routes),
+      createdAt: createdAt)
   }
 
   private func tickets(of orderID: String, _ connection: PostgresConnection) async throws -> [Job] {

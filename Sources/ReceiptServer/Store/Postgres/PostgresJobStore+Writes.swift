@@ -39,11 +39,11 @@ extension PostgresJobStore {
       }
       let order = Order(
         id: UUID().uuidString.lowercased(), idempotencyKey: key, data: request.data, locale: request.locale,
-        routes: request.routes?.joined(separator: ","), createdAt: now)
+        routes: request.routes, createdAt: now)
       try await connection.query(
         """
         INSERT INTO orders (id, "idempotencyKey", data, locale, routes, "createdAt")
-        VALUES (\(order.id), \(key), \(order.data), \(order.locale), \(order.routes), \(now))
+        VALUES (\(order.id), \(key), \(order.data), \(order.locale), \(order.storedRoutes), \(now))
         """, logger: logger)
       var jobs: [Job] = []
       for ticket in request.tickets {
