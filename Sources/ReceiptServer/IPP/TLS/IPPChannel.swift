@@ -92,9 +92,10 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
     guard headEnd != nil || view.count >= Self.maximumHead else { return }
     state = .refusing
     buffered = nil
+    let why = "this printer takes only encrypted connections (ipps)\n"
     let refusal =
       "HTTP/1.1 426 Upgrade Required\r\nConnection: Upgrade, close\r\nUpgrade: TLS/1.2, HTTP/1.1\r\n"
-      + "Content-Type: text/plain\r\nContent-Length: 41\r\n\r\nthis printer takes only encrypted (ipps)\n"
+      + "Content-Type: text/plain\r\nContent-Length: \(why.utf8.count)\r\n\r\n\(why)"
     context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: refusal))).whenComplete { _ in
       context.close(promise: nil)
     }
