@@ -83,13 +83,18 @@ import Testing
     let (again, createdAgain) = try await store.accept(request(), idempotencyKey: "key-1")
     #expect(created && !createdAgain && again.id == job.id)
     let tickets = [request("kitchen"), request("bar")]
-    let order = OrderRequest(data: Self.order, locale: "de_DE", routes: nil, tickets: tickets)
+    let order = OrderRequest(data: Self.order, locale: "de_DE", routes: ["kitchen", "bar-2"], tickets: tickets)
     let (stored, jobs, orderCreated) = try await store.acceptOrder(order, idempotencyKey: "order-1")
     #expect(orderCreated && jobs.map(\.printer) == ["kitchen", "bar"] && jobs.allSatisfy { $0.orderID == stored.id })
     let (same, sameJobs, sameCreated) = try await store.acceptOrder(order, idempotencyKey: "order-1")
     #expect(!sameCreated && same.id == stored.id && sameJobs.map(\.id) == jobs.map(\.id))
     let read = try #require(try await store.order(stored.id))
     #expect(read.jobs.map(\.id) == jobs.map(\.id) && read.order.locale == "de_DE")
+    #expect(read.order.routes == ["kitchen", "bar-2"], "the routes asked for, read back by name")
+    #expect(read.order.data == Self.order && read.order.idempotencyKey == "order-1" && read.order.id == stored.id)
+    let all = OrderRequest(data: Self.order, locale: nil, routes: nil, tickets: [request("kitchen")])
+    let (every, _, _) = try await store.acceptOrder(all, idempotencyKey: "order-2")
+    #expect(try await store.order(every.id)?.order.routes == nil, "no routes asked: every route")
     await store.close()
   }
 

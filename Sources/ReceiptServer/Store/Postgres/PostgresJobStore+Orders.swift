@@ -6,7 +6,7 @@ extension PostgresJobStore {
   func order(_ id: String) async throws -> (order: Order, jobs: [Job])? {
     try await transaction { connection in
       let rows = try await connection.query(
-        #"SELECT id, "idempotencyKey", data, locale, routes, "createdAt" FROM orders WHERE id = \#(id)"#,
+        "SELECT \(unescaped: Self.orderColumns) FROM orders WHERE id = \(id)",
         logger: self.logger
       ).collect()
       guard let row = rows.first else { return nil }
@@ -17,7 +17,7 @@ extension PostgresJobStore {
   /// The order an idempotency key names, with its tickets, in an open transaction.
   func order(idempotencyKey key: String, _ connection: PostgresConnection) async throws -> (Order, [Job])? {
     let rows = try await connection.query(
-      #"SELECT id, "idempotencyKey", data, locale, routes, "createdAt" FROM orders WHERE "idempotencyKey" = \#(key)"#,
+      #"SELECT \#(unescaped: Self.orderColumns) FROM orders WHERE "idempotencyKey" = \#(key)"#,
       logger: logger
     ).collect()
     guard let row = rows.first else { return nil }
@@ -25,12 +25,12 @@ extension PostgresJobStore {
     return (order, try await tickets(of: order.id, connection))
   }
 
+  /// The `orders` table's columns, from ``Order/CodingKeys`` (quoted: some are mixed case).
+  static let orderColumns = Order.CodingKeys.allCases.map { #""\#($0.rawValue)""# }.joined(separator: ", ")
+
+  /// An order from a row with ``orderColumns``, read by name.
   private static func order(_ row: PostgresRow) throws -> Order {
-    let (id, key, data, locale, routes, createdAt) = try row.decode(
-      (String, String?, Data, String?, String?, Date).self)
-    return Order(
-      id: id, idempotencyKey: key, data: data, locale: locale, routes: Order.routes(stored: routes),
-      createdAt: createdAt)
+    try Order(from: PostgresRowDecoder(row))
   }
 
   private func tickets(of orderID: String, _ connection: PostgresConnection) async throws -> [Job] {
