@@ -9,16 +9,19 @@ import ReceiptModel
 /// The progress line of a batch on a terminal (`rendered 812 of 3000, 2 failed, 403/s`),
 /// redrawn at most ten times a second on standard error, and the summary at the end.
 ///
-/// Not locked: ``BatchRender`` reports outcomes under its own lock.
+/// Its counts are its lock's (``BatchRender`` reports outcomes under its own lock too, so it is
+/// never contended).
 package final class BatchProgress: @unchecked Sendable {
+  private let lock = NSLock()
   private let total: Int?
   private let visible: Bool
   private let start = Date()
   private var lastDraw = Date.distantPast
-  private(set) var rendered = 0
-  private(set) var failed = 0
+  private var rendered = 0
+  private var failed = 0
+  private var failure: Int32?
   /// The exit code of the first input that failed.
-  package private(set) var firstFailure: Int32?
+  package var firstFailure: Int32? { lock.withLock { failure } }
 
   /// A progress line shown when `visible` (a terminal, not `--quiet`).
   package init(total: Int?, visible: Bool) {
@@ -28,13 +31,15 @@ package final class BatchProgress: @unchecked Sendable {
 
   /// Counts an outcome, and redraws the line now and then.
   package func count(_ outcome: BatchOutcome) {
-    if let error = outcome.error {
-      failed += 1
-      if firstFailure == nil { firstFailure = error.stage.exitCode }
-    } else {
-      rendered += 1
+    lock.withLock {
+      if let error = outcome.error {
+        failed += 1
+        if failure == nil { failure = error.stage.exitCode }
+      } else {
+        rendered += 1
+      }
+      if visible, Date().timeIntervalSince(lastDraw) >= 0.1 { draw() }
     }
-    if visible, Date().timeIntervalSince(lastDraw) >= 0.1 { draw() }
   }
 
   /// Clears the line (before an error message is printed).
@@ -45,12 +50,13 @@ package final class BatchProgress: @unchecked Sendable {
   /// The final state of the line, and a new line.
   package func finish() {
     guard visible else { return }
-    draw()
+    lock.withLock { draw() }
     write("\n")
   }
 
   /// `rendered 9988 of 10000 receipts to out/ (pdf) in 12.3 s, 812 a second; 12 failed`.
   package func summary(directory: String, format: OutputFormat) -> String {
+    let (rendered, failed) = lock.withLock { (self.rendered, self.failed) }
     let seconds = Date().timeIntervalSince(start)
     let rate = seconds > 0 ? (Double(rendered + failed) / seconds).clampedInt(in: 0...Int.max) : 0
     return "rendered \(rendered) of \(rendered + failed) receipts to \(directory) (\(format)) in "

@@ -9,8 +9,10 @@ import ReceiptMarkup
 /// worker takes them) and `-`, standard input as JSON Lines — one order per line, read line by
 /// line as workers free up, so a day's file of any length never sits in memory whole.
 ///
-/// Not thread-safe: ``BatchRender`` calls ``next()`` under its lock.
+/// Its state is its lock's: ``next()`` may be called from any thread (``BatchRender``'s workers
+/// call it under their own lock too, so it is never contended).
 public final class BatchInputs: @unchecked Sendable {
+  private let lock = NSLock()
   private var arguments: ArraySlice<String>
   private var stdinLine = 0
   private var readingStdin = false
@@ -48,6 +50,10 @@ public final class BatchInputs: @unchecked Sendable {
 
   /// The next input, nil after the last.
   public func next() -> BatchItem? {
+    lock.withLock { unlockedNext() }
+  }
+
+  private func unlockedNext() -> BatchItem? {
     while true {
       if readingStdin {
         if let line = nextLine() { return line }
