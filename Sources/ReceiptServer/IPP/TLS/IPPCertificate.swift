@@ -22,9 +22,10 @@ struct IPPCertificate: Sendable {
   static let renewDays = 30
 
   /// The TLS server configuration of this identity: TLS 1.2 (the `TLS=1.2` DNS-SD key). Not
-  /// 1.3: libcups 2.4 over GnuTLS (ipptool, CUPS' `ipp` backend, every Linux desktop) reads
-  /// no answer when a timeout is set and the server sends TLS 1.3's session tickets after the
-  /// handshake (`ipptool -T 5 ipps://…`: "0 bytes in response"; IPPSTests runs it so).
+  /// 1.3: over TLS 1.3, libcups 2.4 on GnuTLS (ipptool, CUPS' `ipp` backend, every Linux
+  /// desktop) reads no answer when it has a timeout set (`ipptool -T 5 ipps://…`: "0 bytes in
+  /// response"; without `-T` it does) — likely the session tickets a 1.3 server sends after the
+  /// handshake, which NIOSSL cannot turn off. IPPSTests runs ipptool with a timeout.
   func serverContext() throws -> NIOSSLContext {
     let chain = try NIOSSLCertificate.fromPEMBytes(Array(chainPEM.utf8)).map { NIOSSLCertificateSource.certificate($0) }
     let key = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
