@@ -183,12 +183,27 @@ final class ConnectionRegistry: Sendable {
     state.withLock { $0.entries[ObjectIdentifier(channel)]?.receivingSince = nil }
   }
 
+  /// An answer was written: the connection waits for its next request. Beyond
+  /// `maxConnections` the other connection that has waited longest without a request is closed
+  /// at once: when every connection was busy as new ones came, none could be
+  /// closed to make room then, and without this the surplus stayed open until its header
+  /// timeout — while connections past the listener's hard cap (four times `maxConnections`)
+  /// waited in the kernel's backlog, `/healthz` among them (seen with 40 event streams).
   func idle(_ channel: any Channel) {
-    state.withLock { state in
+    let evict: (any Channel)? = state.withLock { state in
       state.tick += 1
-      state.entries[ObjectIdentifier(channel)]?.idleSince = state.tick
-      state.entries[ObjectIdentifier(channel)]?.receivingSince = nil
+      let id = ObjectIdentifier(channel)
+      state.entries[id]?.idleSince = state.tick
+      state.entries[id]?.receivingSince = nil
+      guard state.entries.count > maxConnections else { return nil }
+      // Not this one: its answer's end is still being written.
+      let idlest = state.entries.filter { $0.key != id && $0.value.idleSince != nil }.min {
+        $0.value.idleSince! < $1.value.idleSince!
+      }
+      guard let victim = idlest?.key else { return nil }
+      return state.entries.removeValue(forKey: victim)?.channel
     }
+    evict?.close(promise: nil)
   }
 
   func closed(_ channel: any Channel) {
