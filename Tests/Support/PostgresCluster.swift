@@ -36,9 +36,8 @@ public final class PostgresCluster: Sendable {
     bin = "/usr/lib/postgresql/\(version)/bin"
     directory = try Scratch.directory("pg")
     try Self.asPostgres("chown", ["postgres:postgres", directory.path], root: true)
-    let probe = try Loopback.listen()
-    close(probe.fd)
-    port = probe.port
+    // An ephemeral port, as the rig's other servers take: never one a printer simulator may take.
+    port = try PrintRig.freePortForTests()
     try Self.asPostgres(bin + "/initdb", ["-D", directory.path + "/data", "-A", "trust", "-U", "postgres", "-N"])
     try start()
   }
