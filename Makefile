@@ -17,7 +17,7 @@ RELEASE_BOTH := $(RELEASE) --product receipt && $(RELEASE) --product receipt-dae
 	    touch .build/release/$$binary; fi; done
 
 .PHONY: demo test setup setup-test build lint format release install deb bench benchmark side-by-side bench-batch bench-daemon bench-postgres bench-cloudprnt callgrind callgrind-batch \
-	fuzz sanitize soak screenshots ipp-dnssd test-parallel
+	fuzz sanitize soak screenshots ipp-dnssd test-sequential
 
 ## Set up, build, and render the example order through Templates/receipt.xml to out/.
 demo: setup
@@ -46,13 +46,13 @@ ipp-dnssd: setup-test
 	$(RELEASE_BOTH)
 	scripts/ipp-dnssd.sh
 
-## `make test` with the test suites in four processes at once (faster; see scripts/run-tests.sh
-## for the port race that keeps it from being the default).
-test-parallel: setup-test lint
+## `make test` with the test suites one after the other in two processes rather than four at
+## once (slower; for a machine with one core, or to read one log in order).
+test-sequential: setup-test lint
 	$(RELEASE) --build-tests
 	$(RELEASE_BOTH)
 	$(MAKE) --no-print-directory deb
-	RECEIPT_PARALLEL_TESTS=1 scripts/run-tests.sh
+	RECEIPT_SEQUENTIAL_TESTS=1 scripts/run-tests.sh
 
 setup:
 	@scripts/setup.sh

@@ -3,17 +3,14 @@
 # passes (kept for inspection when one fails), and ends a failing run with the failures gathered:
 # a CI log that keeps only its tail still names the test that failed and why.
 #
-# By default two phases, one after the other: every suite but the daemon's in-process ones, then
-# those (ReceiptServerTests: servers, stores and workers on Swift's concurrency pool), which the
-# rest — blocking their threads on purpose, waiting for the shipped binary, cupsd, PostgreSQL —
-# would starve of the pool on two cores. With RECEIPT_PARALLEL_TESTS=1 (`make test-parallel`),
-# four processes at once, each with its own log printed in turn: the end-to-end suites of the
+# Four processes at once, each with its own log printed in turn: the end-to-end suites of the
 # command line and of the daemon, the libraries' and the daemon's in-process suites — most tests
 # wait on one of the pool's threads and a process has as many as cores, so one process keeps two
-# cores half idle; four take 168 s where the phases take 330. Not the default: test processes side
-# by side race for loopback ports (the rig picks "free" ports for cupsd and ippeveprinter by
-# binding and closing one, and another process's printer simulator can take it in between: seen
-# once, a simulator that got cupsd's traffic went offline). dbus and avahi (DNS-SD for
+# cores half idle; four take ~170 s where one after the other take ~330. Each process owns a
+# slice of the loopback ports tests give their servers (Tests/Support/TestPorts.swift): picked by
+# binding and closing a port of the kernel's, the same port could go to two processes at once.
+# With RECEIPT_SEQUENTIAL_TESTS=1 (`make test-sequential`), two phases one after the other
+# instead: every suite but the daemon's in-process ones, then those. dbus and avahi (DNS-SD for
 # ippeveprinter and the IPP printers) are started here for the whole run: started by one test
 # process (Tests/Support/PrintRig.swift), they would stop when it ends, under another. Extra
 # arguments go to every process. Prints the wall time of each. The tests are the release build's
@@ -30,11 +27,12 @@ mkdir -p "$run_dir/tmp"
 chmod 711 "$run_dir" "$run_dir/tmp"
 status=0
 phase() {
-  local name=$1 tag=$2
-  shift 2
+  local name=$1 tag=$2 slice=$3
+  shift 3
   local started=$SECONDS
   # The test bundle itself: `swift test` would hold the build directory's lock while it runs.
-  TMPDIR="$run_dir/tmp" .build/release/receiptPackageTests.xctest --testing-library swift-testing "$@" \
+  TMPDIR="$run_dir/tmp" RECEIPT_TEST_PORT_SLICE=$slice RECEIPT_TEST_PORT_SLICES=4 \
+    .build/release/receiptPackageTests.xctest --testing-library swift-testing "$@" \
     >"$run_dir/$tag.log" 2>&1
   local result=$?
   echo "tests: $name took $((SECONDS - started)) s (exit $result)" >>"$run_dir/$tag.log"
@@ -66,23 +64,24 @@ if ! pgrep -x avahi-daemon >/dev/null && [[ -x /usr/sbin/avahi-daemon ]]; then
   for _ in $(seq 100); do [[ -S /run/avahi-daemon/socket ]] && break; sleep 0.05; done
 fi
 
-if [[ ${RECEIPT_PARALLEL_TESTS:-0} == 1 ]]; then
+if [[ ${RECEIPT_SEQUENTIAL_TESTS:-0} != 1 ]]; then
   # The end-to-end suites in two processes: the command line's and the daemon's.
   cli='ReceiptEndToEndTests\.(CLI|Batch|Browser|CodeHyphenation|OrderCrash|DaemonCrash|ParagraphIndent|RasterAgreement|StreamStrictness|Template|Archive|Webhook|Contract|EReceipt|SquareOrder|DebianPackage)'
-  phase "the command line's end-to-end suites" e2e-cli --filter "$cli" "$@" &
+  phase "the command line's end-to-end suites" e2e-cli 0 --filter "$cli" "$@" &
   phases=($!)
-  phase "the daemon's end-to-end suites" e2e-daemon --filter ReceiptEndToEndTests --skip "$cli" "$@" &
+  phase "the daemon's end-to-end suites" e2e-daemon 1 --filter ReceiptEndToEndTests --skip "$cli" "$@" &
   phases+=($!)
-  phase "the libraries' suites" libraries --skip ReceiptEndToEndTests --skip ReceiptServerTests "$@" &
+  phase "the libraries' suites" libraries 2 --skip ReceiptEndToEndTests --skip ReceiptServerTests "$@" &
   phases+=($!)
-  phase "the daemon's in-process suites" server --filter ReceiptServerTests "$@" &
+  phase "the daemon's in-process suites" server 3 --filter ReceiptServerTests "$@" &
   phases+=($!)
   wait "${phases[@]}"
   tags=(libraries server e2e-cli e2e-daemon)
 else
-  # One after the other (the default): see the header for why four at once is not yet the default.
-  phase "all but the daemon's in-process suites" rest --skip ReceiptServerTests "$@"
-  phase "the daemon's in-process suites" server --filter ReceiptServerTests "$@"
+  # One after the other: the daemon's in-process suites (servers, stores and workers on Swift's
+  # concurrency pool) apart from the rest, which block their threads on purpose.
+  phase "all but the daemon's in-process suites" rest 0 --skip ReceiptServerTests "$@"
+  phase "the daemon's in-process suites" server 1 --filter ReceiptServerTests "$@"
   tags=(rest server)
 fi
 for tag in "${tags[@]}"; do
@@ -91,7 +90,7 @@ for tag in "${tags[@]}"; do
   result=$(cat "$run_dir/$tag.status" 2>/dev/null || echo 1)
   ((result == 0)) || status=$result
 done
-grep -h "^tests: " "$run_dir"/*.log
+grep -h "^tests: " "$log"
 for pid in "${daemons[@]}"; do kill "$pid" 2>/dev/null; done
 if [ "$status" -eq 0 ]; then
   rm -rf "$run_dir"

@@ -97,9 +97,9 @@ import Testing
   @Test func jobOptionsReachCUPS() throws {
     let rig = try PrintRig.get()
     let result = try run(rig, ["print", small, "--printer", "roll", "-o", "job-priority=90", "--wait"])
-    #expect(result.status == 0, "\(result.stderr)")
+    try #require(result.status == 0, "\(result.stderr)")
     // Asked back from cupsd with ipptool (not through receipt's own CUPS client).
-    let id = try #require(Int(result.stdout.split(separator: " ")[0].split(separator: "-").last ?? ""))
+    let id = try #require(Int(result.stdout.split(separator: " ").first?.split(separator: "-").last ?? ""))
     let attributes = try Tool.run(
       "ipptool", ["-tv", "ipp://\(rig.server)/printers/roll", "-d", "job=\(id)", Self.getJobAttributes().path])
     #expect(attributes.stdout.contains("job-priority (integer) = 90"), "\(attributes.stdout)")
@@ -168,6 +168,7 @@ import Testing
       })
     let pages = try Tool.run("python3", [reader], stdin: Data(contentsOf: rig.spool.appendingPathComponent(file)))
     #expect(pages.stdout.split(separator: "\n").count == 2, "two pages (two receipts) at the IPP printer")
+    try rig.emptyThermalOutput()
     let driver = try run(rig, ["print", small, "--printer", "thermal", "--copies", "2", "--wait"])
     #expect(driver.status == 0, "\(driver.stderr)")
     let ras = try Tool.run("python3", [reader], stdin: Data(contentsOf: rig.thermalOutput))
@@ -238,6 +239,7 @@ import Testing
     let rig = try PrintRig.get()
     let note = try ExpectedLength.note(lines: 7)
     let expected = try ExpectedLength.plainText(lines: 7)
+    try rig.emptyThermalOutput()
     let result = try run(rig, ["print", note.path, "--printer", "thermal", "--wait"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("cups-raster"))

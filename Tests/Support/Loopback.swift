@@ -6,25 +6,13 @@ import Foundation
 
 /// Loopback TCP listening sockets for the test stand-ins (printers, slow clients' servers).
 public enum Loopback {
-  /// Where a stand-in listens when no port is asked for: below the kernel's ephemeral range
-  /// (32768–60999), which `PrintRig.freePort` and every `bind` to port 0 draw from. A port the
-  /// rig chose for cupsd, ippeveprinter or an SMTP server by binding and closing one stays free
-  /// of printer simulators in the moment before its server binds it — a simulator that took one
-  /// got CUPS' or a mail client's bytes, refused them and went offline.
-  static let standInPorts: ClosedRange<UInt16> = 20_000...31_999
-
-  /// A socket listening on 127.0.0.1 (`port` 0: a free one in ``standInPorts``), and its port.
+  /// A socket listening on 127.0.0.1 (`port` 0: a free one of this process's ``TestPorts``), and
+  /// its port.
   public static func listen(port requested: UInt16 = 0, receiveBuffer: Int32? = nil) throws -> (
     fd: Int32, port: UInt16
   ) {
     guard requested == 0 else { return try listenOn(requested, receiveBuffer: receiveBuffer) }
-    let span = Int(standInPorts.count)
-    let start = Int.random(in: 0..<span)
-    for offset in 0..<span {
-      let port = standInPorts.lowerBound + UInt16((start + offset) % span)
-      if let listening = try? listenOn(port, receiveBuffer: receiveBuffer, reuse: false) { return listening }
-    }
-    throw RigError("no free loopback port in \(standInPorts)")
+    return try TestPorts.take { port in try? listenOn(port, receiveBuffer: receiveBuffer, reuse: false) }
   }
 
   private static func listenOn(_ requested: UInt16, receiveBuffer: Int32?, reuse allowed: Bool = true) throws -> (

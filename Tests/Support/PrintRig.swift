@@ -236,6 +236,14 @@ public final class PrintRig: @unchecked Sendable {
   }
 
   /// Runs a CUPS command-line tool against the rig (cupsdisable, lpstat …).
+  /// Empties the `thermal` queue's capture file before a test prints to it: cupsd's `file:`
+  /// device writes over it without truncating it (seen with Debian's cupsd 2.4.2-3+deb12u10), so
+  /// a short job would be read with the rest of a longer earlier one behind it. Truncated in
+  /// place: the file stays lp's.
+  public func emptyThermalOutput() throws {
+    guard truncate(thermalOutput.path, 0) == 0 else { throw RigError("cannot empty \(thermalOutput.path)") }
+  }
+
   public func cupsTool(_ path: String, _ arguments: [String]) throws {
     try Self.run(path, arguments, environment: ["CUPS_SERVER": server])
   }
@@ -348,22 +356,8 @@ public final class PrintRig: @unchecked Sendable {
     }
   }
 
-  /// A free loopback TCP port.
-  static func freePort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    try withUnsafeMutablePointer(to: &address) { pointer in
-      try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        guard bind(fd, $0, length) == 0, getsockname(fd, $0, &length) == 0 else { throw RigError("no free port") }
-      }
-    }
-    return UInt16(bigEndian: address.sin_port)
-  }
+  /// A free loopback TCP port of this process's ``TestPorts``.
+  static func freePort() throws -> UInt16 { try TestPorts.free() }
 
   /// Waits (at most 10 s) until something listens on a loopback port.
   static func waitForPort(_ port: UInt16) throws {

@@ -131,7 +131,8 @@ public struct CUPSClient: Sendable {
     defer { LibCUPS.cupsFreeOptions(numOptions, cupsOptions) }
     let id = LibCUPS.cupsCreateJob(nil, queue.name, jobName, numOptions, cupsOptions)
     guard id > 0 else { throw PrintError.rejected(LibCUPS.lastErrorMessage) }
-    guard LibCUPS.cupsStartDocument(nil, queue.name, id, jobName, format, 1) == HTTP_STATUS_CONTINUE else {
+    guard LibCUPS.cupsStartDocument(nil, queue.name, id, Self.documentName(jobName), format, 1) == HTTP_STATUS_CONTINUE
+    else {
       throw PrintError.rejected(LibCUPS.lastErrorMessage)
     }
     let status = document.withUnsafeBytes { bytes in
@@ -144,6 +145,15 @@ public struct CUPSClient: Sendable {
       throw PrintError.rejected(LibCUPS.lastErrorMessage)
     }
     return Int(id)
+  }
+
+  /// The `document-name` sent with a job's document: its job name with every space as `_`.
+  /// Debian 12's cupsd 2.4.2-3+deb12u10 (a security update) crashes with a segmentation fault
+  /// when it starts a job whose document name holds a space (seen: `lp` of a file named "a b"
+  /// kills it; 2.4.2-3+deb12u9 prints it), and a receipt's job name is "receipt-ID TITLE". The
+  /// job name, which the daemon finds its jobs by, is sent as it is (it does not crash cupsd).
+  static func documentName(_ jobName: String) -> String {
+    String(jobName.map { $0.isWhitespace ? "_" : $0 })
   }
 
   /// The job's current state and reasons.
