@@ -8,10 +8,6 @@ import ReceiptModel
 import ServiceLifecycle
 import UnixSignals
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The print-queue daemon, wired from its parts: the durable job store, the printing side
 /// (``QueueWorkers``: a worker per printer and the sweepers), the JSON API and web app (this
 /// type's routes), the IPP printers (``IPPFront``) and the event feed (``EventHub``).
@@ -122,8 +118,8 @@ package final class ReceiptServer: Sendable {
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
     onIPPRunning: @escaping @Sendable (Int) async -> Void = { _ in }
   ) async throws {
-    Self.returnLargeBlocksToTheSystem()
-    let files = Self.raiseFileLimit()
+    ProcessTuning.returnLargeBlocksToTheSystem()
+    let files = ProcessTuning.raiseFileLimit()
     if files < configuration.maxConnections + 64 {
       logger.warning(
         "the open-file limit is \(files), too low for maxConnections \(configuration.maxConnections); raise LimitNOFILE"
@@ -176,30 +172,5 @@ package final class ReceiptServer: Sendable {
     group.maximumGracefulShutdownDuration = .seconds(configuration.shutdownGrace + 10)
     group.maximumCancellationDuration = .seconds(5)
     try await ServiceGroup(configuration: group).run()
-  }
-}
-
-extension ReceiptServer {
-  /// Blocks of 4 MiB or more (documents, their pages) come from and go back to the kernel
-  /// (`mmap`): glibc otherwise raises this threshold to the size of each large block freed (up
-  /// to 32 MiB) and keeps later ones in its heap, so twenty 30 MiB documents once left the daemon
-  /// holding 1.5 GB after they were gone. Receipt pages (about 1.5 MB) stay in the heap.
-  static func returnLargeBlocksToTheSystem() {
-    // glibc's mallopt(M_MMAP_THRESHOLD = -3, bytes); <malloc.h> is not part of Swift's Glibc.
-    typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-    _ = unsafeBitCast(symbol, to: Mallopt.self)(-3, 4 << 20)
-  }
-
-  /// Raises the soft open-file limit to the hard one (the usual soft limit is 1024) and returns
-  /// it, so `maxConnections` connections plus files and CUPS sockets fit.
-  static func raiseFileLimit() -> Int {
-    var limit = rlimit()
-    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
-    if limit.rlim_cur < limit.rlim_max {
-      limit.rlim_cur = limit.rlim_max
-      _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
-    return Int(clamping: limit.rlim_cur)
   }
 }
