@@ -125,7 +125,8 @@ import Testing
     // Its document is named the same without spaces: Debian 12's cupsd 2.4.2-3+deb12u10 crashes
     // starting a job whose document-name has one (this job would never have completed).
     let document = attributes.firstMatch(of: /document-name-supplied \([a-zA-Z]+\) = ([^\n]*)/)?.output.1
-    #expect(document.map(String.init) == name.replacingOccurrences(of: " ", with: "_"), "\(String(describing: document))")
+    #expect(
+      document.map(String.init) == name.replacingOccurrences(of: " ", with: "_"), "\(String(describing: document))")
     #expect(!attributes.contains("media ("), "no media attribute: \(attributes)")
     #expect(!attributes.contains("media-col ("), "no media-col attribute")
   }
