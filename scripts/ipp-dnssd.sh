@@ -31,18 +31,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-if ! pgrep -x dbus-daemon >/dev/null; then
-  mkdir -p /run/dbus && rm -f /run/dbus/pid /run/dbus/system_bus_socket
-  dbus-daemon --system --nofork --nopidfile &
-  pids+=($!)
-  for _ in $(seq 50); do [[ -S /run/dbus/system_bus_socket ]] && break; sleep 0.1; done
-fi
-if ! pgrep -x avahi-daemon >/dev/null; then
-  rm -f /run/avahi-daemon/pid
-  avahi-daemon --no-drop-root --no-chroot >"$work/avahi.log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 100); do [[ -S /run/avahi-daemon/socket ]] && break; sleep 0.1; done
-fi
+source scripts/dnssd-daemons.sh
+start_dnssd_daemons "$work"
+pids+=("${dnssd_pids[@]}")
 
 binary=.build/release/receipt
 [[ -x $binary ]] || swift build -c release --product receipt >/dev/null

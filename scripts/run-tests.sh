@@ -41,7 +41,6 @@ phase() {
 
 # dbus and avahi for the whole run, unless the machine runs them (a rig's left over from an
 # earlier run is stopped by its watchdog first: wait for it to go).
-daemons=()
 for _ in $(seq 30); do
   stale=0
   for owner in /run/receipt-rig-*.owner; do
@@ -51,18 +50,8 @@ for _ in $(seq 30); do
   sleep 0.1
 done
 rm -f /run/receipt-rig-*.owner
-if ! pgrep -x dbus-daemon >/dev/null && [[ -x /usr/bin/dbus-daemon ]]; then
-  mkdir -p /run/dbus && rm -f /run/dbus/pid /run/dbus/system_bus_socket
-  /usr/bin/dbus-daemon --system --nofork --nopidfile >"$run_dir/dbus.log" 2>&1 &
-  daemons+=($!)
-  for _ in $(seq 100); do [[ -S /run/dbus/system_bus_socket ]] && break; sleep 0.05; done
-fi
-if ! pgrep -x avahi-daemon >/dev/null && [[ -x /usr/sbin/avahi-daemon ]]; then
-  rm -f /run/avahi-daemon/pid
-  /usr/sbin/avahi-daemon --no-drop-root --no-chroot >"$run_dir/avahi.log" 2>&1 &
-  daemons+=($!)
-  for _ in $(seq 100); do [[ -S /run/avahi-daemon/socket ]] && break; sleep 0.05; done
-fi
+source scripts/dnssd-daemons.sh
+start_dnssd_daemons "$run_dir"
 
 if [[ ${RECEIPT_SEQUENTIAL_TESTS:-0} != 1 ]]; then
   # The end-to-end suites in two processes: the command line's and the daemon's.
@@ -91,7 +80,7 @@ for tag in "${tags[@]}"; do
   ((result == 0)) || status=$result
 done
 grep -h "^tests: " "$log"
-for pid in "${daemons[@]}"; do kill "$pid" 2>/dev/null; done
+for pid in "${dnssd_pids[@]}"; do kill "$pid" 2>/dev/null; done
 if [ "$status" -eq 0 ]; then
   rm -rf "$run_dir"
   exit 0
