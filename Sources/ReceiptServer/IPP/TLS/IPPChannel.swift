@@ -45,7 +45,8 @@ extension HTTPServerBuilder {
 /// - `OPTIONS *` asking `Upgrade: TLS/1.2` (RFC 2817; libcups' `-E`, `HTTP_ENCRYPTION_REQUIRED`):
 ///   `101 Switching Protocols`, the handshake, then the answer to the `OPTIONS` inside TLS;
 /// - anything else: plain HTTP, or — when TLS is required — `426 Upgrade Required` once the
-///   request's head has come (libcups then reconnects and upgrades), and the connection closed.
+///   request's head has come (libcups then reconnects and upgrades), and the connection closed;
+///   a browser's `GET` of a page is sent to the same page over `https://` (`301`) instead.
 /// A head is read at most to ``maximumHead`` bytes; the listener's header timeout bounds the wait.
 final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = ByteBuffer
@@ -91,11 +92,19 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
     guard security.mode == .required else { return leave(context) }
     guard headEnd != nil || view.count >= Self.maximumHead else { return }
     state = .refusing
+    let location = headEnd.flatMap { Self.secureLocation(view.prefix($0)) }
     buffered = nil
-    let why = "this printer takes only encrypted connections (ipps)\n"
-    let refusal =
-      "HTTP/1.1 426 Upgrade Required\r\nConnection: Upgrade, close\r\nUpgrade: TLS/1.2, HTTP/1.1\r\n"
-      + "Content-Type: text/plain\r\nContent-Length: \(why.utf8.count)\r\n\r\n\(why)"
+    let refusal: String
+    if let location {
+      // A browser opening the printer's page: to the same page over TLS, on this same port.
+      refusal =
+        "HTTP/1.1 301 Moved Permanently\r\nLocation: \(location)\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+    } else {
+      let why = "this printer takes only encrypted connections (ipps)\n"
+      refusal =
+        "HTTP/1.1 426 Upgrade Required\r\nConnection: Upgrade, close\r\nUpgrade: TLS/1.2, HTTP/1.1\r\n"
+        + "Content-Type: text/plain\r\nContent-Length: \(why.utf8.count)\r\n\r\n\(why)"
+    }
     context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: refusal))).whenComplete { _ in
       context.close(promise: nil)
     }
@@ -135,6 +144,33 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
     }
     return nil
   }
+
+  /// Where a plain `GET` or `HEAD` (a browser's) goes when TLS is required: `https://` with the
+  /// request's own `Host` and path — the same port serves TLS. Nil for any other request (IPP's
+  /// `POST`s are answered `426`, which libcups follows by upgrading), and for a host or path with
+  /// anything but the characters a host name, an address and a URL path are written with, so
+  /// nothing a client sent can add a header.
+  static func secureLocation(_ head: ByteBufferView.SubSequence) -> String? {
+    let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n")
+    guard let request = lines.first else { return nil }
+    let parts = request.split(separator: " ")
+    guard parts.count == 3, parts[0] == "GET" || parts[0] == "HEAD", parts[1].hasPrefix("/"),
+      parts[1].utf8.count <= 2048
+    else { return nil }
+    let host = lines.dropFirst().lazy.compactMap { line -> Substring? in
+      guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == "host" else { return nil }
+      return line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+    }.first
+    guard let host = host?.trimmingCharacters(in: .whitespaces), !host.isEmpty, host.utf8.count <= 255,
+      host.utf8.allSatisfy({ Self.hostCharacters.contains($0) }),
+      parts[1].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
+    else { return nil }
+    return "https://\(host)\(parts[1])"
+  }
+
+  /// Letters, digits and `-._:[]` (names, IPv4 and bracketed IPv6 addresses, a port).
+  private static let hostCharacters = Set(
+    Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._:[]".utf8))
 
   /// Whether the bytes so far can still begin `OPTIONS ` (an upgrade's request line).
   static func mayBeUpgrade(_ view: ByteBufferView) -> Bool {

@@ -7,7 +7,8 @@ import NIOSSL
 package enum IPPEncryption: String, Sendable, CaseIterable {
   /// `ipp://` and `ipps://` on the same port (the default).
   case optional
-  /// `ipps://` only: a plain request is answered `426 Upgrade Required`.
+  /// `ipps://` only: a plain request is answered `426 Upgrade Required` (a plain `GET` of a page
+  /// is redirected to it over `https://`).
   case required
   /// `ipp://` only.
   case off
