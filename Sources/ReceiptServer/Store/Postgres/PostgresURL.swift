@@ -84,9 +84,16 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
       configuration = .init(
         host: host ?? "localhost", port: port, username: user, password: password, database: database, tls: .disable)
     }
-    configuration.options.connectTimeout = .seconds(5)
+    configuration.options.connectTimeout = Self.connectTimeout
     return configuration
   }
+
+  /// How long a new session may take, from connecting through authentication (postgres-nio's
+  /// deadline covers the whole startup; its default). 5 s was seen to be too short on a loaded
+  /// 2-core machine: PostgreSQL answered a fresh session after ~6 s, the client had already
+  /// closed it ("could not send data to client: Broken pipe") and started another, and a
+  /// starting daemon gave up after 15 s with the server up all along.
+  static let connectTimeout: Duration = .seconds(10)
 
   /// A single connection's configuration (an owned printer's session, the listener).
   var configuration: PostgresConnection.Configuration {
@@ -98,7 +105,7 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
       configuration = .init(
         host: host ?? "localhost", port: port, username: user, password: password, database: database, tls: .disable)
     }
-    configuration.options.connectTimeout = .seconds(5)
+    configuration.options.connectTimeout = .seconds(Self.connectTimeout.components.seconds)
     return configuration
   }
 }
