@@ -15,7 +15,7 @@ public enum Loopback {
     return try TestPorts.take { port in try? listenOn(port, receiveBuffer: receiveBuffer, reuse: false) }
   }
 
-  private static func listenOn(_ requested: UInt16, receiveBuffer: Int32?, reuse allowed: Bool = true) throws -> (
+  static func listenOn(_ requested: UInt16, receiveBuffer: Int32?, reuse allowed: Bool = true) throws -> (
     fd: Int32, port: UInt16
   ) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

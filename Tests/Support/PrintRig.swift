@@ -235,7 +235,6 @@ public final class PrintRig: @unchecked Sendable {
     ((try? FileManager.default.contentsOfDirectory(atPath: spool.path)) ?? []).contains { $0.contains(text) }
   }
 
-  /// Runs a CUPS command-line tool against the rig (cupsdisable, lpstat …).
   /// Empties the `thermal` queue's capture file before a test prints to it: cupsd's `file:`
   /// device writes over it without truncating it (seen with Debian's cupsd 2.4.2-3+deb12u10), so
   /// a short job would be read with the rest of a longer earlier one behind it. Truncated in
@@ -244,6 +243,7 @@ public final class PrintRig: @unchecked Sendable {
     guard truncate(thermalOutput.path, 0) == 0 else { throw RigError("cannot empty \(thermalOutput.path)") }
   }
 
+  /// Runs a CUPS command-line tool against the rig (cupsdisable, lpstat …).
   public func cupsTool(_ path: String, _ arguments: [String]) throws {
     try Self.run(path, arguments, environment: ["CUPS_SERVER": server])
   }

@@ -58,17 +58,8 @@ public enum TestPorts {
   /// Whether 127.0.0.1:`port` can be bound now (without SO_REUSEADDR: a port with connections
   /// in TIME_WAIT counts as taken).
   private static func isFree(_ port: UInt16) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = port.bigEndian
-    return withUnsafePointer(to: &address) { pointer in
-      pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-      }
-    }
+    guard let (fd, _) = try? Loopback.listenOn(port, receiveBuffer: nil, reuse: false) else { return false }
+    close(fd)
+    return true
   }
 }

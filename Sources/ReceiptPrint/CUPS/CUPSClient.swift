@@ -147,7 +147,8 @@ public struct CUPSClient: Sendable {
     return Int(id)
   }
 
-  /// The `document-name` sent with a job's document: its job name with every space as `_`.
+  /// The `document-name` sent with a job's document: its job name with `_` for every space
+  /// (and any other whitespace).
   /// Debian 12's cupsd 2.4.2-3+deb12u10 (a security update) crashes with a segmentation fault
   /// when it starts a job whose document name holds a space (seen: `lp` of a file named "a b"
   /// kills it; 2.4.2-3+deb12u9 prints it), and a receipt's job name is "receipt-ID TITLE". The

@@ -151,19 +151,12 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
   /// anything but the characters a host name, an address and a URL path are written with, so
   /// nothing a client sent can add a header.
   static func secureLocation(_ head: ByteBufferView.SubSequence) -> String? {
-    let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n")
-    guard let request = lines.first else { return nil }
+    let (request, fields) = Self.parse(head)
     let parts = request.split(separator: " ")
     guard parts.count == 3, parts[0] == "GET" || parts[0] == "HEAD", parts[1].hasPrefix("/"),
-      parts[1].utf8.count <= 2048
-    else { return nil }
-    let host = lines.dropFirst().lazy.compactMap { line -> Substring? in
-      guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == "host" else { return nil }
-      return line[line.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
-    }.first
-    guard let host = host?.trimmingCharacters(in: .whitespaces), !host.isEmpty, host.utf8.count <= 255,
-      host.utf8.allSatisfy({ Self.hostCharacters.contains($0) }),
-      parts[1].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f })
+      parts[1].utf8.count <= 2048, parts[1].utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }),
+      let host = fields.first(where: { $0.name == "host" })?.value, !host.isEmpty, host.utf8.count <= 255,
+      host.utf8.allSatisfy({ Self.hostCharacters.contains($0) })
     else { return nil }
     return "https://\(host)\(parts[1])"
   }
@@ -181,13 +174,24 @@ final class TLSDetector: ChannelInboundHandler, RemovableChannelHandler {
 
   /// Whether a head is an `OPTIONS` that asks to upgrade to TLS (`Upgrade: TLS/…`).
   static func asksForTLS(_ head: ByteBufferView.SubSequence) -> Bool {
-    let lines = String(decoding: head, as: UTF8.self).lowercased().split(separator: "\r\n")
-    guard let request = lines.first, request.hasPrefix("options ") else { return false }
-    return lines.dropFirst().contains { line in
-      guard let colon = line.firstIndex(of: ":"), line[..<colon].trimmingCharacters(in: .whitespaces) == "upgrade"
-      else { return false }
-      return line[line.index(after: colon)...].contains("tls/")
+    let (request, fields) = Self.parse(head)
+    guard request.lowercased().hasPrefix("options ") else { return false }
+    return fields.contains { $0.name == "upgrade" && $0.value.lowercased().contains("tls/") }
+  }
+
+  /// A head's request line and its fields (names lowercased, values without the spaces around
+  /// them), decoded as UTF-8 with replacement characters for anything else.
+  static func parse(_ head: ByteBufferView.SubSequence) -> (request: Substring, fields: [(name: String, value: String)])
+  {
+    let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n")
+    let fields = lines.dropFirst().compactMap { line -> (name: String, value: String)? in
+      guard let colon = line.firstIndex(of: ":") else { return nil }
+      return (
+        line[..<colon].trimmingCharacters(in: .whitespaces).lowercased(),
+        line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      )
     }
+    return (lines.first ?? "", fields)
   }
 }
 
