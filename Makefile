@@ -2,11 +2,12 @@
 SHELL := /bin/bash
 export PATH := /opt/swift/usr/bin:$(PATH)
 OUT ?= out
-# One build for shipping and testing: release, with testability (`@testable import`; +0.6 % of
-# instructions per receipt, `make callgrind-batch`). The binaries link the Swift runtime and
-# Foundation statically (Package.swift, `shippedLinking`): half the process start-up.
-BUILD_FLAGS := -c release -Xswiftc -enable-testing
-RELEASE := swift build $(BUILD_FLAGS)
+# One build for shipping and testing (scripts/swift-build.sh: its flags, and one environment for
+# every build so SwiftPM does not plan it again): release, with testability, without DWARF. The
+# binaries link the Swift runtime and Foundation statically (Package.swift, `shippedLinking`):
+# half the process start-up.
+BUILD_FLAGS := -c release -Xswiftc -enable-testing -debug-info-format none
+RELEASE := scripts/swift-build.sh
 # `receipt` (one-shot commands) and `receipt-daemon` (what `receipt serve` and `receipt design` run).
 # A binary older than a source file after the build is touched: a build that changed no object
 # does not relink, and the end-to-end tests refuse a binary older than the sources

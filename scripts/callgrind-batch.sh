@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 orders=${1:-100}
 binary=${2:-.build/release/receipt}
-[[ -x "$binary" ]] || swift build -c release -Xswiftc -enable-testing --product receipt
+[[ -x "$binary" ]] || scripts/swift-build.sh --product receipt
 work=$(mktemp -d /tmp/receipt-callgrind-batch-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 python3 - "$orders" "$work/orders.jsonl" <<'PY'

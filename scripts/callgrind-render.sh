@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
 binary=${1:-.build/release/receipt}
-[[ -x "$binary" ]] || swift build -c release -Xswiftc -enable-testing --product receipt
+[[ -x "$binary" ]] || scripts/swift-build.sh --product receipt
 work=$(mktemp -d /tmp/receipt-callgrind-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 # Valgrind 3.19 cannot read the Swift binary's DWARF 5: a copy without it (symbols kept).

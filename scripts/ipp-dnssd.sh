@@ -36,8 +36,8 @@ start_dnssd_daemons "$work"
 pids+=("${dnssd_pids[@]}")
 
 binary=.build/release/receipt
-[[ -x $binary ]] || swift build -c release --product receipt >/dev/null
-[[ -x .build/release/receipt-daemon ]] || swift build -c release --product receipt-daemon >/dev/null
+[[ -x $binary ]] || scripts/swift-build.sh --product receipt >/dev/null
+[[ -x .build/release/receipt-daemon ]] || scripts/swift-build.sh --product receipt-daemon >/dev/null
 host=$(hostname -s)
 cat >"$work/serve.json" <<EOF
 {"database": "$work/queue.sqlite", "templates": "$PWD/Templates", "printers": {"till": "dir:$work/out"},
