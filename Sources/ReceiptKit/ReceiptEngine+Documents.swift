@@ -1,5 +1,5 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 import ReceiptPrint
 
 /// How a document (PDF, PWG or Apple raster, JPEG, PNG) is printed on the roll.
@@ -36,7 +36,7 @@ extension ReceiptEngine {
   /// what ``prepareDocument(_:format:options:request:)`` prints and the daemon previews.
   /// `shouldStop` gives the reading up (``PrintError/abandoned(_:)``) when the document is read
   /// in a process of its own (``DocumentPages/helper``).
-  public func layOutDocument(
+  package func layOutDocument(
     _ data: Data, format: DocumentFormat, setup: PageSetup, options: DocumentPrintOptions, title: String,
     shouldStop: (@Sendable () -> Bool)? = nil
   ) throws -> LaidOutReceipt {

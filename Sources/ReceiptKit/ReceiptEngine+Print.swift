@@ -95,8 +95,16 @@ extension ReceiptEngine {
   }
 
   /// Opens the printer an address names (see ``PrinterAddress/open(_:server:)``).
-  public func openPrinter(_ address: String?, server: String? = nil) throws -> any Printer {
+  package func openPrinter(_ address: String?, server: String? = nil) throws -> any Printer {
     try ReceiptError.wrapping { try PrinterAddress.open(address, server: server) }
+  }
+
+  /// The state of the printer an address names (nil: the default CUPS queue), asked now: CUPS'
+  /// queue state and reasons, a directory's availability, a raw printer's ESC/POS status where
+  /// its model answers, ``PrinterState/unknown`` where it cannot be asked. An address that cannot
+  /// be opened throws a ``ReceiptError``; a printer that cannot be asked throws what it says.
+  public func printerStatus(_ address: String?, server: String? = nil) throws -> PrinterStatus {
+    try openPrinter(address, server: server).status()
   }
 
   /// Prints a document, reading top to bottom: find the printer → is it ready → lay out at its

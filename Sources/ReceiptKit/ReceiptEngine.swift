@@ -1,5 +1,5 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 import ReceiptModel
 import ReceiptPrint
 import ReceiptRender
@@ -91,7 +91,7 @@ public final class ReceiptEngine: Sendable {
   }
 
   /// Lays out a document: pages with content heights and cut lengths.
-  public func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
+  package func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {
     do {
       return try layoutEngine.layout(document)
     } catch let error as LayoutError {

@@ -1,11 +1,11 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 
 /// A printer that fetches its jobs from the daemon (``PrinterDelivery/polled(device:)``: Star
 /// CloudPRNT, Epson Server Direct Print): its state is known only from what it reports to the
 /// daemon, and nothing can be sent to it — `receipt print` to one is
 /// ``PrintError/pollsTheDaemon(_:)``. It still encodes: the daemon draws its jobs through it.
-public protocol PollingPrinter: Printer {}
+package protocol PollingPrinter: Printer {}
 
 extension PollingPrinter {
   /// Unknown here: only what it reports to the daemon says.
@@ -14,7 +14,7 @@ extension PollingPrinter {
   }
 
   /// Refused: the printer fetches its jobs from the daemon.
-  public func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
+  package func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     throw PrintError.pollsTheDaemon(name)
   }
 }

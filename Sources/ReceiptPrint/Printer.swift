@@ -1,5 +1,5 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 import ReceiptModel
 
 /// A printer receipt can send to: a CUPS queue (``CUPSPrinter``), a raw ESC/POS printer on a
@@ -12,7 +12,7 @@ import ReceiptModel
 /// → ``encode(_:job:)`` (draws and encodes in the printer's format) → ``send(_:of:job:)`` →
 /// ``follow(job:timeout:)``. Encoding and sending are apart so that a caller can record that the
 /// receipt's own work is done before its first byte goes out (the daemon does).
-public protocol Printer: Sendable {
+package protocol Printer: Sendable {
   /// The name users give it (a queue name, `socket://host:port`, `dir:PATH`).
   var name: String { get }
   /// What it takes: its format, resolution and paper.
@@ -30,12 +30,12 @@ public protocol Printer: Sendable {
 
 extension Printer {
   /// Encodes and sends a receipt.
-  public func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
+  package func submit(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     try send(try encode(receipt, job: job), of: receipt, job: job)
   }
 
   /// The receipt in the printer's format, every copy (raw printers and CUPS queues).
-  public func encode(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Data {
+  package func encode(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Data {
     try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
   }
 
@@ -75,7 +75,7 @@ public struct PrinterCapabilities: Sendable, Equatable {
 
   /// Throws ``PrintError/mediaNotSupported(_:reason:)`` when a page does not fit the paper:
   /// checked on the layout, before anything is drawn.
-  public func check(_ receipt: LaidOutReceipt, printer: String) throws {
+  package func check(_ receipt: LaidOutReceipt, printer: String) throws {
     guard let media else { return }
     let width = receipt.pageSetup.paper.width.millimetres
     for page in receipt.pages {

@@ -6,16 +6,16 @@ public import Foundation
 public struct PrinterAddress: Sendable, Equatable, CustomStringConvertible {
   /// Every printer kind (their prefixes do not overlap; with `bareQueues`, a name without a
   /// prefix is a CUPS queue).
-  public static let kinds: [any PrinterKind.Type] = [
+  package static let kinds: [any PrinterKind.Type] = [
     CUPSPrinter.Address.self, SocketPrinter.Address.self, DevicePrinter.Address.self, DirectoryPrinter.Address.self,
     CloudPRNTPrinter.Address.self, EpsonSDPPrinter.Address.self, MailPrinter.Address.self,
   ]
 
   /// The printer, as its kind knows it.
-  public let kind: any PrinterKind
+  package let kind: any PrinterKind
 
   /// An address of one kind.
-  public init(_ kind: any PrinterKind) {
+  package init(_ kind: any PrinterKind) {
     self.kind = kind
   }
 
@@ -35,14 +35,14 @@ public struct PrinterAddress: Sendable, Equatable, CustomStringConvertible {
   public static var syntax: [String] { kinds.flatMap { $0.syntax } }
 
   /// Opens the printer an address names (nil: the default CUPS queue), on CUPS `server`.
-  public static func open(_ address: String?, server: String? = nil) throws -> any Printer {
+  package static func open(_ address: String?, server: String? = nil) throws -> any Printer {
     guard let address else { return try CUPSPrinter(queue: nil, server: server) }
     guard let parsed = parse(address, server: server) else { throw PrintError.badAddress(address) }
     return try parsed.open()
   }
 
   /// Opens the printer.
-  public func open() throws -> any Printer { try kind.open() }
+  package func open() throws -> any Printer { try kind.open() }
 
   /// The address as users write it.
   public var address: String { kind.address }

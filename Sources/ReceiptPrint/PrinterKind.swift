@@ -9,7 +9,7 @@ public import Foundation
 /// conforming to this protocol beside it (see `SocketPrinter+Kind.swift`), and a line in
 /// ``PrinterAddress/kinds``. The daemon's configuration, `receipt print --printer`, the CLI's
 /// error messages and the queue's workers take it from there.
-public protocol PrinterKind: Sendable, Equatable {
+package protocol PrinterKind: Sendable, Equatable {
   /// The prefixes its addresses start with (`socket://`, `usb:`).
   static var prefixes: [String] { get }
   /// How its addresses are written, for messages (`socket://HOST:PORT`).

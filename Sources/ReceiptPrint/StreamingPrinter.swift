@@ -1,10 +1,10 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 
 /// A printer that takes a receipt while it is still being drawn: a raw socket printer starts
 /// feeding paper on the first band instead of waiting for the whole receipt to be drawn and
 /// encoded. To let a printer kind stream, conform it to this protocol.
-public protocol StreamingPrinter: Printer {
+package protocol StreamingPrinter: Printer {
   /// Connects, calls `produce` with a function that sends bytes (each call blocks until the
   /// printer has taken them, within the printer's timeouts), and disconnects when it returns.
   func sendStreaming(job: PrintJob, _ produce: (_ send: (Data) throws -> Void) throws -> Void) throws
@@ -21,7 +21,7 @@ extension Printer {
 
   /// Sends a receipt band by band as it is drawn (``PrintPath/streamESCPOS(_:model:rows:send:)``)
   /// when ``streams(_:)``; false when the caller must encode it whole and send it.
-  public func stream(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Bool {
+  package func stream(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Bool {
     guard streams(job), let printer = self as? any StreamingPrinter else { return false }
     try printer.sendStreaming(job: job) { send in
       try PrintPath.streamESCPOS(receipt, model: job.model, send: send)

@@ -20,7 +20,7 @@ extension CUPSPrinter {
 
     public var address: String { "cups:\(queue)" }
     public var delivery: PrinterDelivery { .spooler(queue: queue, server: server) }
-    public func open() throws -> any Printer { try CUPSPrinter(queue: queue, server: server) }
+    package func open() throws -> any Printer { try CUPSPrinter(queue: queue, server: server) }
   }
 }
 

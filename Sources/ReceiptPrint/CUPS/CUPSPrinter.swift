@@ -1,5 +1,5 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 
 /// A CUPS queue as a ``Printer``: its capabilities and state come from one Get-Printer-Attributes
 /// request when it is opened; jobs go through ``CUPSClient``.
@@ -21,7 +21,7 @@ public struct CUPSPrinter: Printer {
   /// The queue's state now (asked again, not the state at opening).
   public func status() throws -> PrinterStatus { try client.queue(named: queue.name).status }
 
-  public func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
+  package func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     if queue.state == .stopped, !job.holdWhenStopped {
       throw PrintError.printerNotReady(
         queue.name, reason: "stopped (\(queue.status.explanation(or: "the queue is stopped")))")

@@ -54,6 +54,6 @@ public struct CloudPRNTPrinter: PollingPrinter {
 
     public var address: String { "cloudprnt:\(mac)" }
     public var delivery: PrinterDelivery { .polled(device: address) }
-    public func open() throws -> any Printer { CloudPRNTPrinter(mac: mac) }
+    package func open() throws -> any Printer { CloudPRNTPrinter(mac: mac) }
   }
 }

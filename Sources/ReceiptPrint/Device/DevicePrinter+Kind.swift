@@ -18,7 +18,7 @@ extension DevicePrinter {
     /// The address with every serial setting spelled out.
     public var address: String { printer.name }
     public var delivery: PrinterDelivery { .raw }
-    public func open() throws -> any Printer { printer }
+    package func open() throws -> any Printer { printer }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.address == rhs.address }
   }

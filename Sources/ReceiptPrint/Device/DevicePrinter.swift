@@ -1,5 +1,5 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 
 #if canImport(Glibc)
   import Glibc
@@ -103,7 +103,7 @@ public struct DevicePrinter: Printer {
   /// Writes the encoded receipt (all copies: ESC/POS, or Star raster for a Star model);
   /// with a process ID and a model that confirms prints, returns only once the printer says the
   /// receipt printed (``ConfirmedPrint``, over the same device). Nil: no job ids.
-  public func send(_ data: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
+  package func send(_ data: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     guard job.confirmed, let model = job.model, let id = job.processID else {
       try send(data, shouldStop: job.shouldStop)
       return nil

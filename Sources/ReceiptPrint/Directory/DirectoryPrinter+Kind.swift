@@ -18,7 +18,7 @@ extension DirectoryPrinter {
 
     public var address: String { "dir:\(directory.path)" }
     public var delivery: PrinterDelivery { .files(directory: directory) }
-    public func open() throws -> any Printer { DirectoryPrinter(directory: directory) }
+    package func open() throws -> any Printer { DirectoryPrinter(directory: directory) }
   }
 }
 

@@ -1,5 +1,5 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 
 /// A directory that receives one PDF per job (archives, tests, a shared folder another system
 /// prints from). Files are written atomically and durably (``DurableFile``): a file exists only
@@ -34,13 +34,13 @@ public struct DirectoryPrinter: Printer {
   }
 
   /// The job's PDF, one copy: the file is the receipt as printed once; copies are for paper.
-  public func encode(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Data {
+  package func encode(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Data {
     try capabilities.format.encode(receipt)
   }
 
   /// Writes the job's PDF, unless a file of the job's name is there already (it was printed
   /// before a crash: a file exists only when complete). Returns nil: no job ids.
-  public func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
+  package func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     if hasPrinted(job) { return nil }
     try DurableFile.write(document, to: file(for: job).path)
     return nil

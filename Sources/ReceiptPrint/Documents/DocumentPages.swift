@@ -1,5 +1,5 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 @_spi(Internals) public import ReceiptModel
 import ReceiptRender
 
@@ -79,7 +79,7 @@ public enum DocumentPages {
 
   /// Reads `data` as `format` into pages (not for ``DocumentFormat/order``): in a process of its
   /// own when there is a ``helper``.
-  public static func read(_ data: Data, format: DocumentFormat, options: DocumentReadOptions) throws
+  package static func read(_ data: Data, format: DocumentFormat, options: DocumentReadOptions) throws
     -> [DocumentPage]
   {
     guard format != .order else {
@@ -92,7 +92,7 @@ public enum DocumentPages {
   }
 
   /// Reads `data` as `format` into pages in this process (the reader process, tests, fuzzing).
-  public static func readHere(_ data: Data, format: DocumentFormat, options: DocumentReadOptions) throws
+  package static func readHere(_ data: Data, format: DocumentFormat, options: DocumentReadOptions) throws
     -> [DocumentPage]
   {
     let pages: [DocumentPage]

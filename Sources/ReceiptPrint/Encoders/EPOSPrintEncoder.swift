@@ -1,7 +1,7 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 public import ReceiptModel
-public import ReceiptRender
+package import ReceiptRender
 
 /// Encodes raster pages as an Epson ePOS-Print XML document (`<epos-print>`), what an Epson
 /// printer with Server Direct Print fetches (Epson ePOS-Print XML User's Manual, "XML Reference —
@@ -25,7 +25,7 @@ public struct EPOSPrintEncoder: Sendable {
   }
 
   /// Encodes the raster pages of a receipt (`pages[i]` belongs to `receipt.pages[i % count]`).
-  public func encode(_ pages: [RasterImage], receipt: LaidOutReceipt) -> Data {
+  package func encode(_ pages: [RasterImage], receipt: LaidOutReceipt) -> Data {
     var xml = #"<epos-print xmlns="\#(Self.namespace)">"#
     for (index, page) in pages.enumerated() {
       let laidOut = receipt.pages[index % max(1, receipt.pages.count)]

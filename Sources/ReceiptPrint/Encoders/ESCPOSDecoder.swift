@@ -1,6 +1,6 @@
 public import Foundation
 public import ReceiptModel
-public import ReceiptRender
+package import ReceiptRender
 
 /// Turns ESC/POS bytes back into what a printer would do with them: raster pages split at cuts,
 /// the cut kinds and drawer kicks. A faithful stand-in for a thermal printer in tests; unknown

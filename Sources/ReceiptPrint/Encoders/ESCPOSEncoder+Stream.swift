@@ -1,7 +1,7 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 import ReceiptModel
-public import ReceiptRender
+package import ReceiptRender
 
 extension ESCPOSEncoder {
   /// The encoder as a state machine fed rows as they are drawn: a page may arrive in bands of
@@ -22,7 +22,7 @@ extension ESCPOSEncoder {
     private var bytesPerLine = 0
 
     /// Starts a stream for a receipt's pages (`ESC @`, and `GS P` when feeds are counted in dots).
-    public init(_ encoder: ESCPOSEncoder, receipt: LaidOutReceipt) {
+    package init(_ encoder: ESCPOSEncoder, receipt: LaidOutReceipt) {
       self.encoder = encoder
       self.receipt = receipt
       dpi = receipt.pageSetup.resolution.dpi
@@ -42,7 +42,7 @@ extension ESCPOSEncoder {
     }
 
     /// The next rows of the current page (the full page width, as drawn): the bytes now final.
-    public mutating func append(_ rows: RasterImage) -> Data {
+    package mutating func append(_ rows: RasterImage) -> Data {
       let columns = RasterRenderer.printableColumns(pageWidth: rows.width, setup: receipt.pageSetup)
       let printable = rows.cropped(x: columns.lowerBound, width: columns.count)
       bytesPerLine = printable.bytesPerLine

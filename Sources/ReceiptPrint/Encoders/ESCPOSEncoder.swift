@@ -1,7 +1,7 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 public import ReceiptModel
-public import ReceiptRender
+package import ReceiptRender
 
 /// Encodes raster pages as ESC/POS for a raw thermal printer: `ESC @`, the motion units (`GS P`),
 /// the printable columns of each page as `GS v 0` raster bands, blank rows as paper feeds
@@ -53,7 +53,7 @@ public struct ESCPOSEncoder: Sendable {
 
   /// Encodes the raster pages of a receipt (`pages[i]` belongs to `receipt.pages[i]`): the
   /// ``Stream`` fed whole pages.
-  public func encode(_ pages: [RasterImage], receipt: LaidOutReceipt) -> Data {
+  package func encode(_ pages: [RasterImage], receipt: LaidOutReceipt) -> Data {
     var stream = Stream(self, receipt: receipt)
     var out = stream.start()
     for (index, page) in pages.enumerated() {

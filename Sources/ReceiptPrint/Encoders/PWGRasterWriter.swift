@@ -1,7 +1,7 @@
 internal import CCups
 public import Foundation
 public import ReceiptModel
-public import ReceiptRender
+package import ReceiptRender
 
 /// Writes PWG raster (PWG 5102.4, for IPP Everywhere) or CUPS raster (for driver queues) through
 /// libcups' raster stream API. The header comes from `cupsRasterInitPWGHeader` for the exact
@@ -26,7 +26,7 @@ public struct PWGRasterWriter: Sendable {
   public static func mediaLength(dots: Int, dpi: Int) -> Int { (dots * 2540 + dpi - 1) / dpi }
 
   /// Encodes pages of one receipt.
-  public func encode(_ pages: [RasterImage], setup: PageSetup) throws -> Data {
+  package func encode(_ pages: [RasterImage], setup: PageSetup) throws -> Data {
     try LibCUPS.load()
     let sink = ByteSink()
     let raster = LibCUPS.cupsRasterOpenIO(

@@ -1,5 +1,5 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 import ReceiptModel
 import ReceiptRender
 
@@ -37,7 +37,7 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
 
   /// Draws a laid-out receipt (Render) and encodes it for this path: `copies` times every page,
   /// 1-bit unless `gray` (ESC/POS is always 1-bit), in bands the printer `model` takes.
-  public func encode(_ receipt: LaidOutReceipt, copies: Int = 1, gray: Bool = false, model: PrinterModel? = nil)
+  package func encode(_ receipt: LaidOutReceipt, copies: Int = 1, gray: Bool = false, model: PrinterModel? = nil)
     throws -> Data
   {
     let copies = max(1, copies)
@@ -145,7 +145,7 @@ extension PrintPath {
   /// long receipt before its end is drawn. Concatenated, the bytes are exactly
   /// `PrintPath.escpos.encode(receipt, model: model)` (one copy). Checks the raster budget
   /// first, so nothing is sent for a receipt that cannot be drawn.
-  public static func streamESCPOS(
+  package static func streamESCPOS(
     _ receipt: LaidOutReceipt, model: PrinterModel?, rows: Int = streamRows, send: (Data) throws -> Void
   ) throws {
     precondition(streams(model: model), "Star raster is sent whole pages")

@@ -1,6 +1,6 @@
 internal import CCups
 public import Foundation
-public import ReceiptRender
+package import ReceiptRender
 
 /// (Package access: a test tool, not API.) Reads PWG or CUPS raster back with libcups' raster reader (`cupsRasterReadHeader2` and
 /// `cupsRasterReadPixels`): what a printer or filter would see. Used to verify our output.

@@ -1,7 +1,7 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 public import ReceiptModel
-public import ReceiptRender
+package import ReceiptRender
 
 /// Encodes raster pages for a Star printer in raster mode (Star Graphic mode, and the raster
 /// mode of Star Line mode), so Star printers print without a Star CUPS driver. Commands from
@@ -29,7 +29,7 @@ public struct StarRasterEncoder: Sendable {
   }
 
   /// Encodes the raster pages of a receipt (`pages[i]` belongs to `receipt.pages[i]`).
-  public func encode(_ pages: [RasterImage], receipt: LaidOutReceipt) -> Data {
+  package func encode(_ pages: [RasterImage], receipt: LaidOutReceipt) -> Data {
     var out = Data([0x1B, 0x40])  // ESC @
     func command(_ letter: Character, _ n: Int) {  // ESC * r <letter> n NUL
       out += [0x1B, 0x2A, 0x72, letter.asciiValue!] + Array(String(n).utf8) + [0x00]

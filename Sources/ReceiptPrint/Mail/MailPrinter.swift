@@ -1,5 +1,5 @@
 public import Foundation
-public import ReceiptLayout
+package import ReceiptLayout
 
 /// E-receipts: a destination of the daemon's queue like a printer, whose "paper" is an e-mail —
 /// the receipt's PDF attached to a plain-text message, handed to the machine's mail transport
@@ -27,7 +27,7 @@ public struct MailPrinter: Printer {
   }
 
   /// Refused: e-receipts go through the daemon's queue.
-  public func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
+  package func send(_ document: Data, of receipt: LaidOutReceipt, job: PrintJob) throws -> Int? {
     throw PrintError.mailThroughTheDaemon(name)
   }
 
@@ -52,6 +52,6 @@ public struct MailPrinter: Printer {
 
     public var address: String { "mail:\(recipient ?? "")" }
     public var delivery: PrinterDelivery { .mail(recipient: recipient) }
-    public func open() throws -> any Printer { MailPrinter(recipient: recipient) }
+    package func open() throws -> any Printer { MailPrinter(recipient: recipient) }
   }
 }

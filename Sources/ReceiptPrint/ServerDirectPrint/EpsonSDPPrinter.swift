@@ -43,6 +43,6 @@ public struct EpsonSDPPrinter: PollingPrinter {
 
     public var address: String { "epson-sdp:\(id)" }
     public var delivery: PrinterDelivery { .polled(device: address) }
-    public func open() throws -> any Printer { EpsonSDPPrinter(id: id) }
+    package func open() throws -> any Printer { EpsonSDPPrinter(id: id) }
   }
 }

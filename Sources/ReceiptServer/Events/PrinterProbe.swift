@@ -42,7 +42,7 @@ struct PrinterProbe: Sendable {
       return ("unknown", ["the printer model \(printer.model?.name ?? "") is not asked for ESC/POS status"])
     }
     do {
-      let status = try engine.openPrinter(target.address, server: target.server).status()
+      let status = try engine.printerStatus(target.address, server: target.server)
       let reasons = (status.reasonKeywords + [status.message]).filter { !$0.isEmpty }
       return (status.acceptingJobs ? status.state.rawValue : "rejecting", reasons)
     } catch let error as ReceiptError {

@@ -20,7 +20,7 @@ extension PrintWorker {
     let (engine, address) = (self.engine, printer.target.address)
     guard rawStatus.shouldAsk, printer.answersStatusRequests,
       (try? await store.jobs(state: .queued, printer: printer.name, limit: 1, before: nil).isEmpty) == false,
-      let status = try? await pool.run({ try engine.openPrinter(address).status() })
+      let status = try? await pool.run({ try engine.printerStatus(address) })
     else { return nil }
     if status.state == .unknown, !rawStatus.everAnswered {
       rawStatus.stopAsking()
