@@ -70,6 +70,9 @@ setup-test:
 
 lint:
 	swift format lint --strict --recursive Sources Tests Benchmarks Fuzz Package.swift
+	@# Layout and Render stay behind the facade: Print and Kit import them `package` (ARCHITECTURE.md).
+	@if grep -rn '^public import Receipt\(Layout\|Render\)' Sources/ReceiptPrint Sources/ReceiptKit; then \
+	  echo "lint: ReceiptPrint and ReceiptKit import Layout and Render with 'package import' (ARCHITECTURE.md)" >&2; exit 1; fi
 	python3 scripts/vendor-codemirror.py --check
 	python3 scripts/lint-numbers.py
 
