@@ -75,6 +75,7 @@ lint:
 	  echo "lint: ReceiptPrint and ReceiptKit import Layout and Render with 'package import' (ARCHITECTURE.md)" >&2; exit 1; fi
 	python3 scripts/vendor-codemirror.py --check
 	python3 scripts/lint-numbers.py
+	python3 scripts/caches.py
 
 format:
 	swift format format --in-place --recursive Sources Tests Benchmarks Fuzz Package.swift
