@@ -6,6 +6,7 @@ OUT ?= out
 # every build so SwiftPM does not plan it again): release, with testability, without DWARF. The
 # binaries link the Swift runtime and Foundation statically (Package.swift, `shippedLinking`):
 # half the process start-up.
+# The same flags as scripts/swift-build.sh, for `swift test --skip-build` to find that build.
 BUILD_FLAGS := -c release -Xswiftc -enable-testing -debug-info-format none
 RELEASE := scripts/swift-build.sh
 # `receipt` (one-shot commands) and `receipt-daemon` (what `receipt serve` and `receipt design` run).

@@ -8,7 +8,8 @@
 # The configuration: release with testability (`@testable import`; +0.6 % of instructions per
 # receipt, `make callgrind-batch`), without DWARF (the Debian package strips it; symbols stay for
 # backtraces, perf and callgrind; docs/development.md has the build time it saves). A build of
-# .build with other flags compiles everything again.
+# .build with other flags compiles everything again (the Makefile's BUILD_FLAGS are these, for
+# `swift test --skip-build`).
 #   scripts/swift-build.sh [swift build options, e.g. --product receipt]
 set -euo pipefail
 cd "$(dirname "$0")/.."
