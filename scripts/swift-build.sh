@@ -21,10 +21,11 @@ for dir in "${dirs[@]}"; do
   [[ -n $dir && ":$path:" != *":$dir:"* ]] && path+=":$dir"
 done
 
-# What a build may need besides: a proxy and certificates to fetch packages, a temporary
-# directory, and the switch that adds the benchmark harness to the package (Package.swift).
-keep=(HOME="$HOME")
-for name in TMPDIR http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY SSL_CERT_FILE SSL_CERT_DIR \
+# What a build may need besides, when set: its home (SwiftPM's caches and configuration), a
+# proxy and certificates to fetch packages, a temporary directory, and the switch that adds the
+# benchmark harness to the package (Package.swift). An unset HOME no longer stops the build.
+keep=()
+for name in HOME TMPDIR http_proxy https_proxy HTTP_PROXY HTTPS_PROXY no_proxy NO_PROXY SSL_CERT_FILE SSL_CERT_DIR \
   GIT_SSL_CAINFO RECEIPT_BENCHMARKS; do
   [[ -n ${!name:-} ]] && keep+=("$name=${!name}")
 done
