@@ -36,6 +36,8 @@ package final class ReceiptServer: Sendable {
   let ipp: IPPFront
   /// What the printers are doing (`GET /v1/printers`, the printer watch).
   let probe: PrinterProbe
+  /// When a stop began: every part logs its end against it.
+  let stopClock = StopClock()
 
   /// The API contract (OpenAPI 3.1, `Sources/ReceiptServer/Resources/openapi.yaml`), served at
   /// `GET /openapi.yaml`.
@@ -69,7 +71,7 @@ package final class ReceiptServer: Sendable {
     self.probe = probe
     let workers = QueueWorkers(
       configuration: configuration, store: store, engine: engine, logger: logger, metrics: metrics, hub: hub,
-      polled: polled, look: { (try? await probe.responses()) ?? [] })
+      polled: polled, stopClock: stopClock, look: { (try? await probe.responses()) ?? [] })
     self.workers = workers
     ipp = IPPFront(
       configuration: configuration, store: store, logger: logger, security: try IPPFront.security(configuration)
@@ -110,8 +112,8 @@ package final class ReceiptServer: Sendable {
   }
 
   /// Serves until SIGTERM or SIGINT, every part a Service of one ServiceGroup, in the order they
-  /// start — the workers, the IPP printers' services and listener, the API, the event feed's
-  /// closer — and stop, the other way round: streams end, the listeners take no more requests,
+  /// start — the workers, the IPP printers' services and listener, the API, the stop's marker
+  /// (which ends the event streams) — and stop, the other way round: streams end, the listeners take no more requests,
   /// then the workers finish their jobs in hand within `shutdownGrace` and the store records the
   /// clean stop.
   package func run(
@@ -153,24 +155,33 @@ package final class ReceiptServer: Sendable {
     }
     // The printers taken and their jobs left printing checked before anything listens.
     await workers.recover()
-    var services: [any Service] = [workers]
+    var services: [(name: String, service: any Service)] = [("the printers", workers)]
     let advertising =
       configuration.ipp?.advertise == true
       ? IPPAdvertising(logger: logger) { [ipp] in ipp.advertisements(port: $0) } : nil
-    services += ipp.services(advertising: advertising)
+    services += ipp.services(advertising: advertising).map {
+      (($0 as? any CustomStringConvertible)?.description ?? "IPP's \(type(of: $0))", $0)
+    }
     if let listener = ipp.application(onServerRunning: { port in
       advertising?.listening(on: port)
       await onIPPRunning(port)
     }) {
-      services.append(listener)
+      services.append(("the IPP listener", listener))
     }
-    services.append(application(onServerRunning: onServerRunning))
-    services.append(EventFeedCloser(hub: hub))
+    services.append(("the API listener", application(onServerRunning: onServerRunning)))
+    let (clock, logger) = (stopClock, self.logger)
+    var parts = services.map { LoggedService(name: $0.name, service: $0.service, clock: clock, logger: logger) }
+    parts.append(
+      LoggedService(
+        name: "the event streams",
+        service: StopMarker(clock: clock, hub: hub, logger: logger, grace: configuration.shutdownGrace),
+        clock: clock, logger: logger))
     var group = ServiceGroupConfiguration(
-      services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+      services: parts.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
     // The workers' grace, and a little for the listeners: nothing holds the stop up beyond it.
     group.maximumGracefulShutdownDuration = .seconds(configuration.shutdownGrace + 10)
     group.maximumCancellationDuration = .seconds(5)
     try await ServiceGroup(configuration: group).run()
+    if let milliseconds = clock.milliseconds { logger.info("stopped in \(milliseconds) ms") }
   }
 }

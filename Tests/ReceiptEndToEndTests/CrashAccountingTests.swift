@@ -100,7 +100,7 @@ import Testing
   @Test func aStopKeepsItsGraceWithAnUnconfirmedPrint() throws {
     let simulator = try ThermalPrinterSimulator(model: .epsonTMT88)
     simulator.printSlowly(rowsPerSecond: 10)  // minutes a receipt
-    let (daemon, _) = try daemon(
+    let (daemon, work) = try daemon(
       printer: "socket://127.0.0.1:\(simulator.port)", settings: #", "shutdownGrace": 2"#)
     let id = try submit(daemon, data: smallOrder)
     #expect(waitUntil(seconds: 60, poll: 0.05) { job(daemon, id)["stage"] as? String == "printer" })
@@ -110,7 +110,17 @@ import Testing
     let status = daemon.terminate(seconds: 30)
     let took = Date().timeIntervalSince(started)
     #expect(status == 0, "exit status \(String(describing: status))")
-    #expect(took <= 2 + 2, "SIGTERM took \(took) s with shutdownGrace 2")
+    // The stop logs its start, each part that ended a second or more into it, and its length:
+    // a stop over its time says which part held it up.
+    let log = (try? String(contentsOf: work.appendingPathComponent("serve.log"), encoding: .utf8)) ?? ""
+    #expect(took <= 2 + 2, "SIGTERM took \(took) s with shutdownGrace 2; the daemon's log:\n\(log)")
+    #expect(log.contains("stopping: the listeners first, then the printers' jobs in hand within 2 s"), "\(log)")
+    #expect(log.contains("stopped the worker of printer till, "), "the grace was used: \(log)")
+    let total = log.firstMatch(of: /stopped in (\d+) ms/).flatMap { Int($0.1) }
+    #expect(total.map { (2000...4000).contains($0) } == true, "the stop's own count: \(log)")
+    // The raw print notices the grace's end within RawChannel.stopCheckInterval (0.25 s).
+    let worker = log.firstMatch(of: /stopped the worker of printer till, (\d+) ms/).flatMap { Int($0.1) }
+    #expect(worker.map { $0 < 2000 + 750 } == true, "the worker's end: \(log)")
     simulator.printSlowly(rowsPerSecond: nil)
     try daemon.start()
     defer { _ = daemon.terminate() }

@@ -125,7 +125,7 @@ public struct DevicePrinter: Printer {
 
   /// Opens the device, sets up a serial line, writes every byte (waiting at most `timeout` plus
   /// the bytes' time on the line for the printer to take them) and closes it.
-  /// `shouldStop` is asked every second while the printer takes nothing.
+  /// `shouldStop` is asked every ``RawChannel/stopCheckInterval`` while the printer takes nothing.
   public func send(_ data: Data, timeout: TimeInterval = 30, shouldStop: (@Sendable () -> Bool)? = nil) throws {
     let line = try takeLine()
     defer { DeviceLines.shared.give(line) }
@@ -158,7 +158,7 @@ public struct DevicePrinter: Printer {
           )
         }
         var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        _ = poll(&pfd, 1, Int32(min(left, 1) * 1000))
+        _ = poll(&pfd, 1, Int32(min(left, RawChannel.stopCheckInterval) * 1000))
       }
     }
     if kind == .serial, tcdrain(fd) != 0 {

@@ -18,7 +18,8 @@ struct ConfirmedPrint {
   let processID: String
   /// How long the printer may take to print the receipt after the last byte was sent.
   let timeout: TimeInterval
-  /// True when the caller wants the print given up (checked at least once a second).
+  /// True when the caller wants the print given up (checked at least every
+  /// ``RawChannel/stopCheckInterval``).
   var shouldStop: (@Sendable () -> Bool)? = nil
 
   /// How often real-time status is asked while waiting.
@@ -96,10 +97,13 @@ struct ConfirmedPrint {
         try stopIfAsked()
         if model.status.contains("realtime"), Date() >= nextAsk {  // also with ASB: it may be off
           realtime = []
-          try channel.write(ESCPOSStatus.request, deadline: deadline, received: take)
+          // A printer that takes nothing (its buffer full of the receipt) holds this write up:
+          // the caller's stop still reaches it.
+          try channel.write(ESCPOSStatus.request, deadline: deadline, received: take, shouldStop: shouldStop)
           nextAsk = Date().addingTimeInterval(Self.statusInterval)
         }
-        if let bytes = try channel.read(timeout: min(Self.statusInterval, max(0.05, deadline.timeIntervalSinceNow))) {
+        let wait = min(Self.statusInterval, RawChannel.stopCheckInterval, max(0.05, deadline.timeIntervalSinceNow))
+        if let bytes = try channel.read(timeout: wait) {
           try take(bytes)
         }
       }

@@ -29,9 +29,13 @@ final class RawChannel {
 
   deinit { close(fd) }
 
+  /// How long a wait for the printer lasts at most before the caller's `shouldStop` is asked
+  /// again: a daemon's stop gives a raw print up within its grace and this.
+  static let stopCheckInterval: TimeInterval = 0.25
+
   /// Writes every byte by `deadline`, handing what the printer sends meanwhile to `received`
   /// (which may throw to stop: the printer said it cannot print). `shouldStop` is asked at least
-  /// once a second: true gives up with ``PrintError/abandoned(_:)``.
+  /// every ``stopCheckInterval``: true gives up with ``PrintError/abandoned(_:)``.
   func write(
     _ data: Data, deadline: Date, received: ([UInt8]) throws -> Void, shouldStop: (@Sendable () -> Bool)? = nil
   ) throws {
@@ -50,7 +54,7 @@ final class RawChannel {
         }
         let reading = readAllowedIn() == 0
         var pfd = pollfd(fd: fd, events: Int16(reading ? POLLOUT | POLLIN : POLLOUT), revents: 0)
-        let wait = reading ? min(left, 1) : min(left, readAllowedIn())
+        let wait = min(left, Self.stopCheckInterval, reading ? .infinity : readAllowedIn())
         guard poll(&pfd, 1, Int32(clamping: (wait * 1000).clampedInt(.up, in: 0...Int(Int32.max)))) > 0 else {
           continue
         }

@@ -5,7 +5,8 @@ import ServiceLifecycle
 /// asks every printer for its state every ``interval`` and publishes a `printer` event when the
 /// state or the reasons change; every ``heartbeat`` it sends the listeners a keep-alive. Printers
 /// are never polled for nobody.
-struct PrinterWatch: Service {
+struct PrinterWatch: Service, CustomStringConvertible {
+  var description: String { "the printer watch" }
   static let interval: Duration = .seconds(2)
   static let heartbeat: TimeInterval = 15
 

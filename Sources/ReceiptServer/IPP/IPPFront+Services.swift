@@ -11,12 +11,14 @@ extension IPPFront {
   func services(advertising: IPPAdvertising?) -> [any Service] {
     guard configuration.ipp != nil else { return [] }
     var services: [any Service] = [
-      PeriodicService(interval: .seconds(10)) { [self] in _ = await abandonLateHeldJobs() }
+      PeriodicService(description: "IPP's held-job sweeper", interval: .seconds(10)) { [self] in
+        _ = await abandonLateHeldJobs()
+      }
     ]
     if security.mode != .off {
       // A self-made certificate is made anew 30 days before it ends, without a restart.
       services.append(
-        PeriodicService(interval: .seconds(86_400)) { [security, logger] in
+        PeriodicService(description: "IPP's certificate renewal", interval: .seconds(86_400)) { [security, logger] in
           _ = security.renewIfDue(logger: logger)
         })
     }

@@ -22,12 +22,15 @@ final class QueueWorkers: Service, Sendable {
   let polled: PolledPrinters
   /// The workers of the run in progress (none between runs).
   private let current = Locked<[PrintWorker]>([])
+  /// When a stop began (its steps are logged against it).
+  let stopClock: StopClock
 
   init(
     configuration: ReceiptServer.Configuration, store: any JobStore, engine: ReceiptEngine, logger: Logger,
-    metrics: ServerMetrics, hub: EventHub, polled: PolledPrinters,
+    metrics: ServerMetrics, hub: EventHub, polled: PolledPrinters, stopClock: StopClock = StopClock(),
     look: @escaping @Sendable () async -> [PrinterResponse]
   ) {
+    self.stopClock = stopClock
     self.polled = polled
     self.configuration = configuration
     self.store = store
@@ -73,27 +76,38 @@ final class QueueWorkers: Service, Sendable {
     for worker in workers { polled.register(worker.printer.name) { [weak worker] in worker?.wake() } }
     current.withLock { $0 = workers }
     hub.reopen()
-    var services: [any Service] = [PrintWorkers(workers: workers)]
+    var services: [any Service] = [PrintWorkers(workers: workers, clock: stopClock, logger: logger)]
     if let archive = configuration.archiveDirectory {
       let (log, days) = (logger, configuration.archiveDays)
       services.append(
-        PeriodicService(interval: .seconds(3600)) {
+        PeriodicService(description: "the archive sweeper", interval: .seconds(3600)) {
           let removed = ArchiveFile.sweep(archive, days: days)
           if removed > 0 { log.info("removed \(removed) archived documents older than \(days) days") }
         })
     }
-    services.append(PeriodicService(interval: .seconds(300)) { [weak self] in _ = await self?.removeOldDocuments() })
+    services.append(
+      PeriodicService(description: "the document sweeper", interval: .seconds(300)) { [weak self] in
+        _ = await self?.removeOldDocuments()
+      })
     services.append(PrinterWatch(hub: hub, look: look))
     await withTaskGroup(of: Void.self) { group in
       for service in services {
         group.addTask {
           do { try await service.run() } catch { self.logger.error("\(type(of: service)) stopped: \(error)") }
+          if let milliseconds = self.stopClock.milliseconds {
+            let name = (service as? any CustomStringConvertible)?.description ?? "\(type(of: service))"
+            self.logger.log(
+              level: StopClock.level(milliseconds), "stopped \(name), \(milliseconds) ms into the stop")
+          }
         }
       }
     }
     current.withLock { $0 = [] }
     // The jobs still `printing` were left by this stop, not by a crash.
     await store.close()
+    if let milliseconds = stopClock.milliseconds {
+      logger.log(level: StopClock.level(milliseconds), "closed the queue, \(milliseconds) ms into the stop")
+    }
   }
 
   /// Removes the documents of document jobs that ended more than `documentDays` before `now`
@@ -114,16 +128,5 @@ final class QueueWorkers: Service, Sendable {
       logger.info("removed the documents of \(count) jobs that ended over \(configuration.documentDays) days ago")
     }
     return count
-  }
-}
-
-/// Ends the event feed's streams when the daemon stops, first of all its parts (the last
-/// Service of the group): an open `GET /v1/events` then holds no listener's shutdown up.
-struct EventFeedCloser: Service {
-  let hub: EventHub
-
-  func run() async throws {
-    try? await gracefulShutdown()
-    hub.close()
   }
 }
