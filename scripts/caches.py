@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Every process-wide cache, pool or table of the engine is listed in one place: ARCHITECTURE.md's
-"Process-wide caches" table. Finds each `static let` of a shared instance or a locked table in
-the engine's modules (Model, Markup, Layout, Render, Print) and fails when the table does not
-name it as `Type.property` (or the type alone for a `shared` instance).   (run by `make lint`)"""
+"Process-wide caches" table. Finds each `static let` of a shared instance, an engine context
+(`process`) or a locked table in the engine's modules (Model, Markup, Layout, Render, Print) and
+fails when the table does not name it as `Type.property` (or the type alone for a `shared`
+instance).   (run by `make lint`)"""
 import glob, os, re, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -22,7 +23,7 @@ for module in MODULES:
             if m := enclosing.match(line):
                 owner = m.group(1)
             m = declaration.match(line)
-            if not m or not (m.group(1) == "shared" or m.group(2) == "Locked"):
+            if not m or not (m.group(1) in ("shared", "process") or m.group(2) == "Locked"):
                 continue
             found += 1
             name = f"{owner}.{m.group(1)}"

@@ -94,20 +94,22 @@ extension ReceiptEngine {
   func prepare(_ laidOut: LaidOutReceipt, printer: any Printer, request: PrintRequest, name: String) throws
     -> PreparedPrint
   {
-    let job = Self.job(request, name: name)
+    let job = job(request, name: name)
     try printer.capabilities.check(laidOut, printer: printer.name)
-    if let archive = request.archive { try archive(try PrintPath.pdf.encode(laidOut)) }
+    if let archive = request.archive { try archive(try PrintPath.pdf.encode(laidOut, caches: caches.render)) }
     return PreparedPrint(
       printer: printer, job: job, receipt: laidOut, document: try printer.encode(laidOut, job: job),
       wait: request.wait, resolution: laidOut.pageSetup.resolution)
   }
 
   /// The print job a request asks for (a process ID of its own when it waits for a printer that
-  /// confirms prints).
-  static func job(_ request: PrintRequest, name: String) -> PrintJob {
-    PrintJob(
+  /// confirms prints), drawn with this engine's caches.
+  func job(_ request: PrintRequest, name: String) -> PrintJob {
+    var job = PrintJob(
       name: name, copies: request.copies, options: request.options, holdWhenStopped: request.holdWhenStopped,
       model: request.model, processID: request.processID ?? (request.wait ? Self.processID() : nil),
       shouldStop: request.shouldStop)
+    job.renderCaches = caches.render
+    return job
   }
 }

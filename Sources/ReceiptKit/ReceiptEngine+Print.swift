@@ -156,7 +156,7 @@ extension ReceiptEngine {
   ) throws -> PrintResult? {
     try ReceiptError.wrapping {
       let (printer, laidOut) = (planned.printer, planned.receipt)
-      let job = Self.job(request, name: planned.name)
+      let job = job(request, name: planned.name)
       guard printer.streams(job) else { return nil }
       try printer.capabilities.check(laidOut, printer: printer.name)
       guard try printer.stream(laidOut, job: job) else { return nil }
@@ -206,7 +206,9 @@ public struct PreparedPrint: Sendable {
   /// The same receipt encoded for another path — a printer that fetches its job in a format it
   /// chooses (CloudPRNT's `image/png`).
   public func encoded(as path: PrintPath) throws -> Data {
-    try ReceiptError.wrapping { try path.encode(receipt, copies: job.copies, model: job.model) }
+    try ReceiptError.wrapping {
+      try path.encode(receipt, copies: job.copies, model: job.model, caches: job.renderCaches)
+    }
   }
 
   /// Its pages' measurements.

@@ -8,9 +8,18 @@ import ReceiptRender
 /// daemon use only this. Create one and reuse it: fonts and shaping caches stay warm.
 public final class ReceiptEngine: Sendable {
   private let layoutEngine: ReceiptLayoutEngine
+  /// What this engine keeps between receipts (``EngineCaches``).
+  package let caches: EngineCaches
 
-  /// Creates an engine (loads the font configuration).
-  public init() throws {
+  /// Creates an engine (loads the font configuration) that shares the process's caches with
+  /// every other engine (``EngineCaches/process``).
+  public convenience init() throws {
+    try self.init(caches: .process)
+  }
+
+  /// Creates an engine that keeps what it parses and formats in `caches`.
+  package init(caches: EngineCaches) throws {
+    self.caches = caches
     do {
       layoutEngine = try ReceiptLayoutEngine()
     } catch {
@@ -61,7 +70,8 @@ public final class ReceiptEngine: Sendable {
     template: String, data: Data, templates: URL, options: TemplateOptions = TemplateOptions()
   ) throws -> RenderedTemplate {
     try ReceiptError.wrapping {
-      try TemplateLibrary(directory: templates).render(template: template, data: data, options: options)
+      try TemplateLibrary(directory: templates, caches: caches.markup).render(
+        template: template, data: data, options: options)
     }
   }
 
@@ -71,13 +81,16 @@ public final class ReceiptEngine: Sendable {
     source: Data, named name: String, data: Data, templates: URL, options: TemplateOptions = TemplateOptions()
   ) throws -> RenderedTemplate {
     try ReceiptError.wrapping {
-      try TemplateLibrary(directory: templates).render(source: source, named: name, data: data, options: options)
+      try TemplateLibrary(directory: templates, caches: caches.markup).render(
+        source: source, named: name, data: data, options: options)
     }
   }
 
   /// Checks a template given as its text, without data; returns warnings, throws the first error.
   public func validate(source: Data, named name: String, templates: URL) throws -> [String] {
-    try ReceiptError.wrapping { try TemplateLibrary(directory: templates).validate(source: source, named: name) }
+    try ReceiptError.wrapping {
+      try TemplateLibrary(directory: templates, caches: caches.markup).validate(source: source, named: name)
+    }
   }
 
   /// Checks a template (and optionally binds data to it); returns warnings, throws the first error.
@@ -85,7 +98,7 @@ public final class ReceiptEngine: Sendable {
     template: String, templates: URL, data: Data? = nil, strict: Bool = false, dataName: String = "order"
   ) throws -> [String] {
     try ReceiptError.wrapping {
-      try TemplateLibrary(directory: templates).validate(
+      try TemplateLibrary(directory: templates, caches: caches.markup).validate(
         template: template, data: data, strict: strict, dataName: dataName)
     }
   }
@@ -141,12 +154,14 @@ public final class ReceiptEngine: Sendable {
         // Page by page: one page's dots in memory at a time.
         var pngs: [Data] = []
         let count = min(laidOut.pages.count, options.pageLimit ?? .max)
-        try RasterRenderer(gray: options.gray).render(laidOut, pages: 0..<count) { _, image in
+        try RasterRenderer(gray: options.gray, caches: caches.render).render(laidOut, pages: 0..<count) { _, image in
           pngs.append(try PNGWriter().encode(image, dpi: dpi))
         }
         return pngs
       case .pdf, .pwg, .ras, .escpos:
-        return [try format.printPath!.encode(laidOut, gray: options.gray, model: options.model)]
+        return [
+          try format.printPath!.encode(laidOut, gray: options.gray, model: options.model, caches: caches.render)
+        ]
       }
     }
     let pages = laidOut.pages.map { PageMeasurement(page: $0, resolution: document.pageSetup.resolution) }

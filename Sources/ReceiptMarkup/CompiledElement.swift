@@ -35,7 +35,7 @@ extension TemplateRenderer {
   func compiled(_ node: MarkupNode, allowed: Set<String>, inRow: Bool, scope: Scope) throws -> CompiledElement {
     let key = CompiledElement.Key(node: ObjectIdentifier(node), inRow: inRow)
     if let kept = compiledElements[key] { return kept }
-    if let context = compiledContext, let kept = CompiledElements.shared.element(node, inRow: inRow, context: context) {
+    if let context = compiledContext, let kept = library.caches.elements.element(node, inRow: inRow, context: context) {
       compiledElements[key] = kept
       return kept
     }
@@ -54,7 +54,7 @@ extension TemplateRenderer {
     if !bound {
       compiledElements[key] = compiled
       if let context = compiledContext {
-        CompiledElements.shared.keep(compiled, for: node, inRow: inRow, context: context)
+        library.caches.elements.keep(compiled, for: node, inRow: inRow, context: context)
       }
     }
     return compiled
@@ -71,7 +71,6 @@ extension TemplateRenderer {
 /// batch under a lock (taken for each element's first use in a receipt only).
 final class CompiledElements: @unchecked Sendable {
   // @unchecked: every field is behind `lock`; nodes are not changed after parsing.
-  static let shared = CompiledElements()
   /// Most elements kept (a template has a few dozen; every version of every template of a
   /// daemon's day).
   static let capacity = 4096

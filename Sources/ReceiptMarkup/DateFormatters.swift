@@ -21,9 +21,6 @@ final class DateFormatters: @unchecked Sendable {
     var pattern: Pattern
   }
 
-  /// The process's formatters.
-  static let shared = DateFormatters()
-
   /// More distinct formatters than this and the cache starts again (a daemon serving every
   /// locale and zone keeps a few dozen).
   static let capacity = 256

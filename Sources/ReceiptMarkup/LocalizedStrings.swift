@@ -11,9 +11,9 @@ struct LocalizedStrings {
   /// Whether any `@key` was looked up (warnings about files only matter then).
   private(set) var used = false
 
-  init(directory: URL, locale: Locale, templateLocale: Locale? = nil) {
+  init(directory: URL, locale: Locale, templateLocale: Locale? = nil, caches: MarkupCaches) {
     let key = "\(directory.path)\u{0}\(locale.identifier)\u{0}\(templateLocale?.identifier ?? "")"
-    let merged = ParsedFileCache.shared.mergedStrings(in: directory.path, key: key) {
+    let merged = caches.files.mergedStrings(in: directory.path, key: key) {
       func names(_ locale: Locale) -> [String] {
         let identifier = locale.identifier.replacingOccurrences(of: "-", with: "_")
         let language = locale.language.languageCode?.identifier ?? identifier

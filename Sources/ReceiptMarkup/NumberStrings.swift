@@ -23,9 +23,6 @@ final class NumberStrings: Sendable {
 
   static let capacity = 8192
 
-  /// The process's strings.
-  static let shared = NumberStrings()
-
   private let strings = Locked(KeptTable<Key, String>(capacity: capacity))
 
   /// The string for `key`, made by `make` when not kept.
@@ -36,6 +33,6 @@ final class NumberStrings: Sendable {
     return made
   }
 
-  /// Forgets every string (tests compare kept strings with fresh ones).
-  func removeAll() { strings.withLock { $0.removeAll() } }
+  /// Strings kept (tests).
+  var count: Int { strings.withLock { $0.count } }
 }

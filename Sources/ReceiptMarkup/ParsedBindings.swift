@@ -6,7 +6,6 @@
 /// so the text is the key (its bytes: see `ExactText`). Bounded: texts of at most ``maximumTextLength`` characters, at most
 /// ``capacity`` of each kind; when full it starts again empty.
 final class ParsedBindings: Sendable {
-  static let shared = ParsedBindings()
   static let capacity = 8_192
   static let maximumTextLength = 1_024
 
@@ -39,9 +38,4 @@ final class ParsedBindings: Sendable {
     }
   }
 
-  /// Forgets every text (tests).
-  func removeAll() {
-    interpolations.withLock { $0.removeAll() }
-    expressions.withLock { $0.removeAll() }
-  }
 }

@@ -15,7 +15,6 @@ import Foundation
 /// files are kept; beyond that the cache starts over.
 final class ParsedFileCache: @unchecked Sendable {
   // @unchecked: every field is behind `lock`; parsed documents are not changed after parsing.
-  static let shared = ParsedFileCache()
   static let limit = 256
 
   private let lock = NSLock()
@@ -23,6 +22,9 @@ final class ParsedFileCache: @unchecked Sendable {
   private var tables: [String: (stamp: Stamp, value: [String: String]?)] = [:]
   private var sheets: [String: (stamp: Stamp, value: JSONValue)] = [:]
   private var merged: [String: (stamps: [Stamp?], names: [String], own: [String], value: MergedStrings)] = [:]
+
+  /// Templates kept parsed (tests).
+  var documentCount: Int { lock.withLock { documents.count } }
 
   /// What identifies a file's version.
   struct Stamp: Equatable {

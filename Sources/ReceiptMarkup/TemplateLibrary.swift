@@ -11,8 +11,18 @@ public struct TemplateLibrary: Sendable {
   /// The directory (symlinks resolved).
   public let directory: URL
 
-  /// Opens a templates directory.
+  /// Where what binding keeps between receipts goes (see ``MarkupCaches``).
+  package let caches: MarkupCaches
+
+  /// Opens a templates directory; its receipts share the process's parsed files and bindings.
   public init(directory: URL) throws {
+    try self.init(directory: directory, caches: .process)
+  }
+
+  /// Opens a templates directory whose receipts keep what they parse and format in `caches`
+  /// (an engine's context).
+  package init(directory: URL, caches: MarkupCaches) throws {
+    self.caches = caches
     // One realpath(3) and one stat: a library is opened for every receipt of a batch, and
     // Foundation's existence check and symlink resolution were a dozen system calls.
     var info = stat()

@@ -158,7 +158,7 @@ extension TemplateRenderer {
   /// its expression (`${…}` around it is allowed).
   func parsedExpression(_ text: String, at locator: Locator) throws -> (Expression, Locator) {
     if let (e, shift) = expressionCache[ExactText(text)] { return (e, locator.shifted(by: shift)) }
-    let (e, shift) = try ParsedBindings.shared.expression(text) {
+    let (e, shift) = try library.caches.bindings.expression(text) {
       var source = text.trimmingCharacters(in: .whitespaces)
       var shift = text.prefix { $0.isWhitespace }.count
       if source.hasPrefix("${"), source.hasSuffix("}") {

@@ -151,8 +151,9 @@ final class TemplateRenderer {
     self.order = order
     self.options = options
     let locale = Locale(identifier: options.locale ?? order["locale"]?.text ?? "en_US")
-    strings = LocalizedStrings(directory: library.directory, locale: locale)
-    formatter = ValueFormatter(locale: locale, timeZone: options.timeZone, defaultCurrency: order["currency"]?.text)
+    strings = LocalizedStrings(directory: library.directory, locale: locale, caches: library.caches)
+    formatter = ValueFormatter(
+      locale: locale, timeZone: options.timeZone, defaultCurrency: order["currency"]?.text, caches: library.caches)
   }
 
   /// Renders; an error carries the warnings found before it.
@@ -188,7 +189,8 @@ final class TemplateRenderer {
     } else {
       locale = templateLocale ?? Locale(identifier: "en_US")
     }
-    strings = LocalizedStrings(directory: library.directory, locale: locale, templateLocale: templateLocale)
+    strings = LocalizedStrings(
+      directory: library.directory, locale: locale, templateLocale: templateLocale, caches: library.caches)
     var numbers = locale
     if try a.choice("digits", Digits.self) == .latin {
       var components = Locale.Components(locale: locale)
@@ -196,7 +198,8 @@ final class TemplateRenderer {
       numbers = Locale(components: components)
     }
     formatter = ValueFormatter(
-      locale: numbers, timeZone: formatter.timeZone, defaultCurrency: formatter.defaultCurrency)
+      locale: numbers, timeZone: formatter.timeZone, defaultCurrency: formatter.defaultCurrency,
+      caches: library.caches)
     digits = Self.digits(of: numbers)
     if let currency = a["currency"] {
       try ValueFormatter.currency(currency, at: a.location)
@@ -221,10 +224,10 @@ final class TemplateRenderer {
     // Elements compiled for earlier receipts apply when their style sheets and resolution are
     // the same (not for a template given as text: its elements are new each time).
     if rootSource == nil, let sheets {
-      compiledContext = CompiledElements.shared.context("\(resolution.dpi)\n\(sheets)")
+      compiledContext = library.caches.elements.context("\(resolution.dpi)\n\(sheets)")
     }
     // What the template prints on, for tests and expressions (`$receipt.paper.width < 70`).
-    scope.variables["receipt"] = Self.facts(of: setup, model: options.modelName)
+    scope.variables["receipt"] = Self.facts(of: setup, model: options.modelName, caches: library.caches)
     var style = InheritedStyle()
     style.text.language = language.isEmpty ? nil : language
     if rightToLeftLocale { style.paragraph.baseDirection = .rightToLeft }
@@ -272,7 +275,7 @@ final class TemplateRenderer {
     }
     let path = try library.file(name, defaultExtension: "xml", at: location)
     if let document = loaded[path] { return document }
-    let document = try ParsedFileCache.shared.document(at: path) {
+    let document = try library.caches.files.document(at: path) {
       try MarkupParser.parse(
         try library.read(path, limit: MarkupParser.maxBytes, at: location), file: Self.fileName(path))
     }
@@ -293,7 +296,7 @@ final class TemplateRenderer {
       } else {
         let path = try library.file(text, defaultExtension: "json", at: pi.location)
         let source = Self.fileName(path)
-        let (sheet, stamp) = try ParsedFileCache.shared.styleSheetAndStamp(at: path) {
+        let (sheet, stamp) = try library.caches.files.styleSheetAndStamp(at: path) {
           try StyleSheet.parse(try library.read(path, limit: 1 << 20, at: pi.location), source: source, at: pi.location)
         }
         try styles.merge(sheet, source: source, at: pi.location)
@@ -343,7 +346,7 @@ final class TemplateRenderer {
   /// A string's parts, parsed once per template text.
   func interpolation(_ text: String, at locator: Locator) throws -> [Interpolation.Part] {
     if let parts = interpolationCache[ExactText(text)] { return parts }
-    let parts = try ParsedBindings.shared.interpolation(text) { try Interpolation.parse(text, at: locator) }
+    let parts = try library.caches.bindings.interpolation(text) { try Interpolation.parse(text, at: locator) }
     interpolationCache[ExactText(text)] = parts
     return parts
   }

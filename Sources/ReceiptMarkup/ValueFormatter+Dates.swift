@@ -30,7 +30,7 @@ extension ValueFormatter {
       pattern = .styles(
         date: style == "time" ? .none : s, time: style == "date" ? .none : (style == "time" ? s : .short))
     }
-    return DateFormatters.shared.string(from: instant.date, locale: locale, zone: zone, pattern: pattern)
+    return caches.dates.string(from: instant.date, locale: locale, zone: zone, pattern: pattern)
   }
 
   /// `timezone:Zone` alone: the time as ISO 8601 with that zone's offset at that instant.

@@ -58,8 +58,11 @@ struct ValueFormatter {
   var defaultCurrency: String?
   /// How `currency`, `number`, `percent` and `round` round.
   var rounding: RoundingMode = .halfUp
+  /// Where formatted numbers and date formatters are kept (the engine's context).
+  let caches: MarkupCaches
 
-  init(locale: Locale, timeZone: TimeZone, defaultCurrency: String?) {
+  init(locale: Locale, timeZone: TimeZone, defaultCurrency: String?, caches: MarkupCaches) {
+    self.caches = caches
     self.locale = locale
     localeIdentifier = locale.identifier
     self.timeZone = timeZone
@@ -93,7 +96,7 @@ struct ValueFormatter {
     let key = NumberStrings.Key(
       locale: localeIdentifier, style: style,
       argument: style == "currency" ? argument ?? defaultCurrency : argument, rounding: rounding, value: value)
-    return try NumberStrings.shared.string(key) {
+    return try caches.numbers.string(key) {
       try formatNumberAfresh(decimal, style: style, argument: argument, at: location)
     }
   }

@@ -1,6 +1,7 @@
 public import Foundation
 package import ReceiptLayout
 import ReceiptModel
+package import ReceiptRender
 
 /// A printer receipt can send to: a CUPS queue (``CUPSPrinter``), a raw ESC/POS printer on a
 /// TCP port (``SocketPrinter``) or a directory that receives one PDF per job
@@ -36,7 +37,7 @@ extension Printer {
 
   /// The receipt in the printer's format, every copy (raw printers and CUPS queues).
   package func encode(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Data {
-    try capabilities.format.encode(receipt, copies: job.copies, model: job.model)
+    try capabilities.format.encode(receipt, copies: job.copies, model: job.model, caches: job.renderCaches)
   }
 
   /// Printers without job ids have nothing to follow.
@@ -132,6 +133,8 @@ public struct PrintJob: Sendable {
   /// the print with ``PrintError/abandoned(_:)`` (the daemon is shutting down; whether the
   /// receipt printed is unknown).
   public var shouldStop: (@Sendable () -> Bool)?
+  /// What drawing the receipt keeps between receipts: the sending engine's context.
+  package var renderCaches = RenderCaches.process
 
   /// Creates a job.
   public init(

@@ -19,12 +19,12 @@ extension Printer {
       && PrintPath.streams(model: job.model)
   }
 
-  /// Sends a receipt band by band as it is drawn (``PrintPath/streamESCPOS(_:model:rows:send:)``)
+  /// Sends a receipt band by band as it is drawn (``PrintPath/streamESCPOS(_:model:rows:caches:send:)``)
   /// when ``streams(_:)``; false when the caller must encode it whole and send it.
   package func stream(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Bool {
     guard streams(job), let printer = self as? any StreamingPrinter else { return false }
     try printer.sendStreaming(job: job) { send in
-      try PrintPath.streamESCPOS(receipt, model: job.model, send: send)
+      try PrintPath.streamESCPOS(receipt, model: job.model, caches: job.renderCaches, send: send)
     }
     return true
   }

@@ -8,7 +8,7 @@ import ReceiptModel
 final class CairoPainter {
   let fonts = CairoFonts()
   /// Black runs drawn before on alpha rasters (nil: every run is drawn glyph by glyph).
-  var runBitmaps: GlyphRunBitmaps? = .shared
+  var runBitmaps: GlyphRunBitmaps?
   /// Each face's glyphs for a space and the no-break spaces (documents; see `documentRun`).
   var noBreakSpaceGlyphs: [FontFace: [UInt16: UInt32]] = [:]
   /// Fill shapes (rules, barcodes) with anti-aliasing; off for 1-bit output.

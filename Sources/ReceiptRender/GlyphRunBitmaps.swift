@@ -21,8 +21,6 @@ import ReceiptLayout
 /// of the bounds: every run of every page is looked up here, and two workers taking one lock
 /// for each waited on each other (futex waits and wake-ups were 1.5 % of a batch's time).
 final class GlyphRunBitmaps: Sendable {
-  /// The renderers' runs (tests make their own).
-  static let shared = GlyphRunBitmaps()
   static let maxBytes = 8 << 20
   static let maxRuns = 8192
   /// A run is kept the time it is seen this often: drawing a run apart and keeping it costs

@@ -28,9 +28,6 @@ final class ImageDotCache: Sendable {
   static let capacity = 32
   static let maximumDots = 4_000_000
 
-  /// The process's cache.
-  static let shared = ImageDotCache()
-
   private let entries = Locked<[Key: Dots]>([:])
 
   /// The cached dots for `key`, or nil.

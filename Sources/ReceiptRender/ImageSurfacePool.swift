@@ -22,9 +22,6 @@ final class ImageSurfacePool: Sendable {
   /// The most pixel bytes kept (RGB24: four a pixel); the shipped logo is 92 KB.
   static let maximumBytes = 16 << 20
 
-  /// The process's pool.
-  static let shared = ImageSurfacePool()
-
   private let free = Locked<(surfaces: [GrayImage: [Kept]], bytes: Int)>(([:], 0))
 
   /// A surface holding `image`: a kept one if one is free, else a new one.
@@ -57,7 +54,7 @@ final class LentImageSurfaces {
   private let pool: ImageSurfacePool
   private var lent: [GrayImage: ImageSurfacePool.Kept] = [:]
 
-  init(from pool: ImageSurfacePool = .shared) { self.pool = pool }
+  init(from pool: ImageSurfacePool) { self.pool = pool }
 
   /// The surface for `image` in this document.
   func surface(for image: GrayImage) throws -> CairoSurface {

@@ -15,13 +15,20 @@ public struct PDFRenderer: Sendable {
   /// The creation date written into the PDF (fixed by default for reproducible output).
   public var creationDate: String
 
-  /// Where images' cairo surfaces are kept between renders (tests give a renderer its own).
-  var imagePool = ImageSurfacePool.shared
+  /// Where images' cairo surfaces are kept between renders (its engine's context; tests give
+  /// a renderer a pool of its own).
+  var imagePool: ImageSurfacePool
 
-  /// Creates a renderer.
+  /// Creates a renderer that keeps images' surfaces in the process's context.
   public init(creator: String = "receipt", creationDate: String = "2000-01-01T00:00:00Z") {
+    self.init(creator: creator, creationDate: creationDate, caches: .process)
+  }
+
+  /// Creates a renderer that keeps images' surfaces in `caches`.
+  package init(creator: String = "receipt", creationDate: String = "2000-01-01T00:00:00Z", caches: RenderCaches) {
     self.creator = creator
     self.creationDate = creationDate
+    imagePool = caches.imageSurfaces
   }
 
   /// Renders to PDF bytes.

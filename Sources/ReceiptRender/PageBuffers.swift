@@ -10,8 +10,6 @@ import Foundation
 /// cairo hands a buffer back when it finalizes the surface (user data with a destroy function),
 /// so a surface cairo still holds keeps its memory.
 final class PageBuffers: Sendable {
-  /// The renderers' pool (tests make their own).
-  static let shared = PageBuffers()
 
   /// Buffers kept when free: two workers, each with a page and a band in flight.
   static let keptCount = 4

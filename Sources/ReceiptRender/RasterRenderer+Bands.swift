@@ -37,7 +37,7 @@ extension RasterRenderer {
     while top < height {
       let count = min(rows, height - top)
       let band = top..<(top + count)
-      let surface = try PageBuffers.shared.surface(width: width, height: count)
+      let surface = try caches.pageBuffers.surface(width: width, height: count)
       let context = try CairoContext(surface)
       cairo_translate(context.pointer, 0, -Double(top))
       cairo_scale(context.pointer, scale, scale)

@@ -36,14 +36,14 @@ extension RasterRenderer {
         image: image.image, width: width, height: height, phaseX: rect.x * scale - Double(x0),
         phaseY: rect.y * scale - Double(y0), scale: scale, dither: method, gray: page.bitsPerPixel == 8)
     }
-    if let key, let dots = ImageDotCache.shared.dots(for: key) {
+    if let key, let dots = caches.imageDots.dots(for: key) {
       Self.darken(&page, with: dots, x0: x0 - left, y0: y0 - top, width: width, height: height)
       return
     }
     let dots = try dots(
       of: item, x0: x0, y0: y0, width: width, height: height, scale: scale, method: method,
       gray: page.bitsPerPixel == 8, painter: painter)
-    if let key { ImageDotCache.shared.store(dots, for: key) }
+    if let key { caches.imageDots.store(dots, for: key) }
     Self.darken(&page, with: dots, x0: x0 - left, y0: y0 - top, width: width, height: height)
   }
 

@@ -15,15 +15,27 @@ public struct RasterRenderer: Sendable {
   /// printer is sent: the page is drawn whole and its dots are taken from those columns, so no
   /// full-width image is made and then cropped (a dot shift per byte on 80 mm paper).
   public var printableOnly: Bool
+  /// What it keeps between receipts (its engine's context).
+  let caches: RenderCaches
   /// Where black glyph runs drawn before are kept (nil: every run is drawn glyph by glyph;
   /// tests compare both).
-  var runBitmaps: GlyphRunBitmaps? = .shared
+  var runBitmaps: GlyphRunBitmaps?
 
-  /// Creates a renderer.
+  /// Creates a renderer that keeps what it draws in the process's context.
   public init(gray: Bool = false, glyphDither: DitherMethod = .floydSteinberg, printableOnly: Bool = false) {
+    self.init(gray: gray, glyphDither: glyphDither, printableOnly: printableOnly, caches: .process)
+  }
+
+  /// Creates a renderer that keeps what it draws in `caches`.
+  package init(
+    gray: Bool = false, glyphDither: DitherMethod = .floydSteinberg, printableOnly: Bool = false,
+    caches: RenderCaches
+  ) {
     self.gray = gray
     self.glyphDither = glyphDither
     self.printableOnly = printableOnly
+    self.caches = caches
+    runBitmaps = caches.glyphRuns
   }
 
   /// The columns of a page of `width` dots that its images hold.
@@ -76,7 +88,7 @@ public struct RasterRenderer: Sendable {
     let scale = Double(setup.resolution.dpi) / 72
     // A8 even for 1-bit pages: pixman's A8 path is fast, its A1 path clears large buffers per
     // operation; without anti-aliasing the coverage is exactly 0 or 255.
-    let surface = try PageBuffers.shared.surface(width: width, height: height)
+    let surface = try caches.pageBuffers.surface(width: width, height: height)
     let context = try CairoContext(surface)
     cairo_scale(context.pointer, scale, scale)
     try painter.paint(page, on: context.pointer, skip: Self.isDithered)

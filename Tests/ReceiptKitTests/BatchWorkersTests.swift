@@ -8,11 +8,12 @@ import Testing
 @testable import ReceiptMarkup
 @testable import ReceiptRender
 
-/// ``BatchRender``'s workers share the process-wide caches (parsed templates, style sheets and
-/// bindings, formatted numbers, decoded logos, hyphenation dictionaries, font matches) while each
+/// ``BatchRender``'s workers share the process's context (``EngineCaches/process``: parsed
+/// templates, style sheets and bindings, formatted numbers, kept glyph runs and image dots) and
+/// the process-wide tables (decoded logos, hyphenation dictionaries, cairo's faces) while each
 /// lays out with an engine of its own. Run in process so `make sanitize` sees every worker under
 /// ThreadSanitizer: four workers rendering every example in every shipped locale, the caches
-/// warm and shared, must write exactly what a fresh engine writes with every cache emptied.
+/// warm and shared, must write exactly what a fresh engine writes with a context of its own.
 @Suite struct BatchWorkersTests {
   static let templates = PrinterModelTests.templates
   static let examples = ["small", "large", "japanese", "arabic", "restaurant", "discounts"]
@@ -43,14 +44,11 @@ import Testing
     return try engine.render(bound.document, format: format)
   }
 
-  /// The order rendered from nothing: every process-wide cache emptied, a new engine.
+  /// The order rendered from nothing: a new engine with a new, empty context (and the decoded
+  /// logos emptied).
   static func fresh(_ data: Data, _ format: OutputFormat) throws -> [Data] {
-    NumberStrings.shared.removeAll()
-    ParsedBindings.shared.removeAll()
     DecodedImageCache.shared.removeAll()
-    ImageDotCache.shared.removeAll()
-    GlyphRunBitmaps.shared.removeAll()
-    return try render(try ReceiptEngine(), data, format).parts
+    return try render(try ReceiptEngine(caches: EngineCaches()), data, format).parts
   }
 
   @Test(arguments: [OutputFormat.escpos, .png])

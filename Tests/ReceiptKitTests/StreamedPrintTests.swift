@@ -8,7 +8,7 @@ import Testing
 @testable import ReceiptKit
 
 /// A raw socket printer is sent each band of a receipt as soon as it is drawn and encoded
-/// (``PrintPath/streamESCPOS(_:model:rows:send:)``). What it gets must be exactly the receipt
+/// (``PrintPath/streamESCPOS(_:model:rows:caches:send:)``). What it gets must be exactly the receipt
 /// encoded whole: the bands stacked are the page, and the encoder fed bands gives the bytes it
 /// gives for whole pages.
 @Suite struct StreamedPrintTests {
@@ -123,15 +123,15 @@ import Testing
     ).document
     let request = PrintRequest(printer: "socket://127.0.0.1:\(listener.port)", model: model)
     let printer = try engine.openPrinter(request.printer)
-    #expect(printer.streams(ReceiptEngine.job(request, name: "x")))
+    #expect(printer.streams(engine.job(request, name: "x")))
     _ = try engine.print(document, request: request)
     let sent = try #require(listener.connection(0))
     #expect(sent == (try PrintPath.escpos.encode(try engine.layout(document), model: model)))
     // Two copies, a Star model, or a confirmed print go whole.
-    #expect(!printer.streams(ReceiptEngine.job(PrintRequest(copies: 2, model: model), name: "x")))
+    #expect(!printer.streams(engine.job(PrintRequest(copies: 2, model: model), name: "x")))
     let star = try PrinterModel.named("star-tsp143iv")
-    #expect(!printer.streams(ReceiptEngine.job(PrintRequest(model: star), name: "x")))
+    #expect(!printer.streams(engine.job(PrintRequest(model: star), name: "x")))
     #expect(model.confirmsPrints)
-    #expect(!printer.streams(ReceiptEngine.job(PrintRequest(wait: true, model: model), name: "x")))
+    #expect(!printer.streams(engine.job(PrintRequest(wait: true, model: model), name: "x")))
   }
 }

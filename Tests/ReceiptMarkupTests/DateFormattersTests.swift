@@ -15,6 +15,7 @@ import Testing
       .styles(date: .short, time: .none), .styles(date: .medium, time: .short), .styles(date: .none, time: .short),
       .skeleton("yMMMd"), .skeleton("Hm"), .exact("dd.MM.yyyy HH:mm"), .exact("yyyy-MM-dd"),
     ]
+    let formatters = DateFormatters()
     for round in 0..<2 {
       for locale in locales {
         for zone in zones {
@@ -29,7 +30,7 @@ import Testing
             case .skeleton(let s): f.setLocalizedDateFormatFromTemplate(s)
             case .exact(let p): f.dateFormat = p
             }
-            let kept = DateFormatters.shared.string(from: date, locale: locale, zone: zone, pattern: pattern)
+            let kept = formatters.string(from: date, locale: locale, zone: zone, pattern: pattern)
             #expect(kept == f.string(from: date), "round \(round): \(locale.identifier) \(zone.identifier) \(pattern)")
           }
         }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ReceiptMarkup
 
-/// Formatted numbers are kept per process (``NumberStrings``); a kept string must be the one a
+/// Formatted numbers are kept by the engine's context (``NumberStrings``); a kept string must be the one a
 /// fresh ICU formatting gives, for every shipped locale, style, rounding and way of writing the
 /// value.
 @Suite(.serialized) struct NumberStringsTests {
@@ -18,14 +18,15 @@ import Testing
 
   @Test(arguments: locales)
   func aKeptNumberIsAFreshlyFormattedOne(locale: String) throws {
-    NumberStrings.shared.removeAll()
+    let caches = MarkupCaches()
     let calls: [(style: String, argument: String?)] = [
       ("currency", "EUR"), ("currency", "JPY"), ("currency", nil), ("percent", nil), ("percent", "1"), ("number", nil),
       ("number", "0"), ("number", "3"),
     ]
     for rounding in RoundingMode.allCases {
       var formatter = ValueFormatter(
-        locale: Locale(identifier: locale), timeZone: TimeZone(identifier: "UTC")!, defaultCurrency: "SAR")
+        locale: Locale(identifier: locale), timeZone: TimeZone(identifier: "UTC")!, defaultCurrency: "SAR",
+        caches: caches)
       formatter.rounding = rounding
       for value in Self.values {
         let number = JSONValue.number(try #require(JSONNumber(literal: value)))
@@ -49,7 +50,8 @@ import Testing
   }
 
   @Test func aMissingCurrencyFailsEveryTime() throws {
-    let formatter = ValueFormatter(locale: Locale(identifier: "de_DE"), timeZone: .gmt, defaultCurrency: nil)
+    let formatter = ValueFormatter(
+      locale: Locale(identifier: "de_DE"), timeZone: .gmt, defaultCurrency: nil, caches: MarkupCaches())
     for _ in 0..<2 {
       #expect(throws: TemplateError.self) {
         try formatter.formatNumber(

@@ -10,7 +10,6 @@ import Testing
   let data = #"{"items": [{"total": "31.50", "total_tax": "3.60"}, {"total": "10", "total_tax": null}]}"#
 
   @Test func theSameTextWarnsAtEachPlace() throws {
-    ParsedBindings.shared.removeAll()
     let fixture = try TemplateFixture([
       "a.xml": "<receipt><text>\(text)</text></receipt>",
       "b.xml": "<receipt>\n\n  <text>x</text>\n  <text>\(text)</text></receipt>",

@@ -1,11 +1,13 @@
 import Foundation
 import ReceiptLayout
-import ReceiptMarkup
 import ReceiptModel
 import ReceiptRender
 import ReceiptTestSupport
 
-/// A scratch templates directory with files written by a test.
+@testable import ReceiptMarkup
+
+/// A scratch templates directory with files written by a test, bound with a context of its own
+/// (nothing parsed or formatted by another test is kept in it).
 struct TemplateFixture {
   let directory: URL
   let library: TemplateLibrary
@@ -17,7 +19,7 @@ struct TemplateFixture {
       try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
       try contents.write(to: url, atomically: true, encoding: .utf8)
     }
-    library = try TemplateLibrary(directory: directory)
+    library = try TemplateLibrary(directory: directory, caches: MarkupCaches())
   }
 
   /// Binds `data` into `t.xml`.

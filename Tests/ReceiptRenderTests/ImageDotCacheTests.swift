@@ -23,16 +23,17 @@ import Testing
     let engine = try ReceiptLayoutEngine()
     let laidOut = try cases.map { try engine.layout($0.0) }
     // One after the other: each may find the others' dots in the cache.
-    let warm = try zip(laidOut, cases).map { try RasterRenderer(gray: $1.1).render($0) }
-    #expect(ImageDotCache.shared.count > 0)
+    let caches = RenderCaches()
+    let warm = try zip(laidOut, cases).map { try RasterRenderer(gray: $1.1, caches: caches).render($0) }
+    #expect(caches.imageDots.count > 0)
     for (i, receipt) in laidOut.enumerated() {
-      ImageDotCache.shared.removeAll()
-      let fresh = try RasterRenderer(gray: cases[i].1).render(receipt)
+      caches.imageDots.removeAll()
+      let fresh = try RasterRenderer(gray: cases[i].1, caches: caches).render(receipt)
       // Booleans, not the pages: a failure names the case without printing every dot.
       let same = fresh == warm[i]
       #expect(same, "case \(i): the cached dots differ from fresh ones")
       // And drawn again from the cache.
-      let again = try RasterRenderer(gray: cases[i].1).render(receipt) == fresh
+      let again = try RasterRenderer(gray: cases[i].1, caches: caches).render(receipt) == fresh
       #expect(again, "case \(i): drawn from the cache, the dots differ")
     }
   }

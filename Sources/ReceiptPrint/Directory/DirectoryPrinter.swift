@@ -35,7 +35,7 @@ public struct DirectoryPrinter: Printer {
 
   /// The job's PDF, one copy: the file is the receipt as printed once; copies are for paper.
   package func encode(_ receipt: LaidOutReceipt, job: PrintJob) throws -> Data {
-    try capabilities.format.encode(receipt)
+    try capabilities.format.encode(receipt, caches: job.renderCaches)
   }
 
   /// Writes the job's PDF, unless a file of the job's name is there already (it was printed

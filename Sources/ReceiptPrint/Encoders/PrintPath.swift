@@ -1,7 +1,7 @@
 public import Foundation
 package import ReceiptLayout
 import ReceiptModel
-import ReceiptRender
+package import ReceiptRender
 
 /// The formats receipt sends to printers, and the one place their encoder is chosen (printing
 /// and `receipt render -o x.pwg|.ras|.bin` both encode here). To add an output format for
@@ -36,24 +36,27 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
   }
 
   /// Draws a laid-out receipt (Render) and encodes it for this path: `copies` times every page,
-  /// 1-bit unless `gray` (ESC/POS is always 1-bit), in bands the printer `model` takes.
-  package func encode(_ receipt: LaidOutReceipt, copies: Int = 1, gray: Bool = false, model: PrinterModel? = nil)
-    throws -> Data
-  {
+  /// 1-bit unless `gray` (ESC/POS is always 1-bit), in bands the printer `model` takes. What
+  /// drawing keeps between receipts goes to `caches` (the engine's context; the engine always
+  /// passes its own).
+  package func encode(
+    _ receipt: LaidOutReceipt, copies: Int = 1, gray: Bool = false, model: PrinterModel? = nil,
+    caches: RenderCaches = .process
+  ) throws -> Data {
     let copies = max(1, copies)
     var all = receipt
     all.pages = Array(repeating: receipt.pages, count: copies).flatMap { $0 }
     switch self {
     case .pdf:
-      return try PDFRenderer().render(all)
+      return try PDFRenderer(caches: caches).render(all)
     case .pwgRaster, .cupsRaster:
       // Each page is drawn once; copies repeat its dots.
-      try RasterRenderer(gray: gray).checkBudget(receipt, copies: copies)
-      let pages = try RasterRenderer(gray: gray).render(receipt)
+      try RasterRenderer(gray: gray, caches: caches).checkBudget(receipt, copies: copies)
+      let pages = try RasterRenderer(gray: gray, caches: caches).render(receipt)
       let allPages = Array(repeating: pages, count: copies).flatMap { $0 }
       return try PWGRasterWriter(mode: self == .pwgRaster ? .pwg : .cups).encode(allPages, setup: receipt.pageSetup)
     case .png:
-      let pages = try RasterRenderer(printableOnly: true).render(receipt)
+      let pages = try RasterRenderer(printableOnly: true, caches: caches).render(receipt)
       guard pages.count == 1, copies == 1, let page = pages.first else {
         throw PrintError.encoding("a PNG holds one page and one copy; this receipt has \(pages.count) × \(copies)")
       }
@@ -61,14 +64,14 @@ public enum PrintPath: String, Sendable, Codable, CaseIterable {
       return try PNGWriter().encode(
         page.cropped(x: columns.lowerBound, width: columns.count), dpi: receipt.pageSetup.resolution.dpi)
     case .eposPrint:
-      let renderer = RasterRenderer(printableOnly: true)
+      let renderer = RasterRenderer(printableOnly: true, caches: caches)
       try renderer.checkBudget(receipt, copies: copies)
       let pages = Array(repeating: try renderer.render(receipt), count: copies).flatMap { $0 }
       return EPOSPrintEncoder(cutter: model?.cutter ?? "partial").encode(
         pages, receipt: try Self.deviceCommands(all, model: model))
     case .escpos:
       // Raw printers are sent the printable columns (both encoders take those and no others).
-      let renderer = RasterRenderer(printableOnly: true)
+      let renderer = RasterRenderer(printableOnly: true, caches: caches)
       try renderer.checkBudget(receipt, copies: copies)
       let pages = Array(repeating: try renderer.render(receipt), count: copies).flatMap { $0 }
       let all = try Self.deviceCommands(all, model: model)
@@ -146,10 +149,11 @@ extension PrintPath {
   /// `PrintPath.escpos.encode(receipt, model: model)` (one copy). Checks the raster budget
   /// first, so nothing is sent for a receipt that cannot be drawn.
   package static func streamESCPOS(
-    _ receipt: LaidOutReceipt, model: PrinterModel?, rows: Int = streamRows, send: (Data) throws -> Void
+    _ receipt: LaidOutReceipt, model: PrinterModel?, rows: Int = streamRows, caches: RenderCaches = .process,
+    send: (Data) throws -> Void
   ) throws {
     precondition(streams(model: model), "Star raster is sent whole pages")
-    let renderer = RasterRenderer(printableOnly: true)
+    let renderer = RasterRenderer(printableOnly: true, caches: caches)
     try renderer.checkBudget(receipt)
     let commands = try deviceCommands(receipt, model: model)
     let encoder = ESCPOSEncoder(
