@@ -21,7 +21,7 @@ public final class ReceiptEngine: Sendable {
   package init(caches: EngineCaches) throws {
     self.caches = caches
     do {
-      layoutEngine = try ReceiptLayoutEngine()
+      layoutEngine = try ReceiptLayoutEngine(caches: caches.layout)
     } catch {
       throw ReceiptError(.layout, "\(error)")
     }

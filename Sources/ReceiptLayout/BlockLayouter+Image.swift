@@ -30,7 +30,7 @@ extension BlockLayouter {
 
   /// Decodes the image (bounded: see ``ImageDecoder``) and places it on whole dots.
   mutating func placeImage(_ image: ImageBlock, x: Double, width: Double, alignment: TextAlignment?) throws {
-    let pixels = try DecodedImageCache.shared.image(image.data)
+    let pixels = try images.image(image.data)
     decodedPixels += pixels.width * pixels.height
     guard decodedPixels <= Self.maxImagePixelsPerReceipt else {
       throw LayoutError.image(

@@ -5,6 +5,8 @@ import ReceiptModel
 struct BlockLayouter {
   let text: TextLayouter
   let setup: PageSetup
+  /// Where decoded images are kept (the engine's context).
+  let images: DecodedImageCache
   private var pages: [LaidOutPage] = []
   var items: [LaidOutItem] = []
   var commands: [DeviceCommand] = []
@@ -15,9 +17,10 @@ struct BlockLayouter {
   /// Decoded image pixels so far (bounded per receipt).
   var decodedPixels = 0
 
-  init(text: TextLayouter, setup: PageSetup) {
+  init(text: TextLayouter, setup: PageSetup, images: DecodedImageCache) {
     self.text = text
     self.setup = setup
+    self.images = images
   }
 
   mutating func layout(_ document: ReceiptDocument) throws -> LaidOutReceipt {

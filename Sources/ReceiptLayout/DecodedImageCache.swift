@@ -11,9 +11,6 @@ final class DecodedImageCache: Sendable {
   static let capacity = 16
   static let maximumPixels = 1 << 20
 
-  /// The process's cache.
-  static let shared = DecodedImageCache()
-
   private let images = Locked<[Data: GrayImage]>([:])
 
   /// The decoded image of `data`, decoding it (bounded: see ``ImageDecoder``) when not kept.

@@ -13,16 +13,24 @@ public final class ReceiptLayoutEngine: Sendable {
   final class State: @unchecked Sendable {
     let fonts: FontCollection
     let text: TextLayouter
-    init(fontCache: String? = FontMatchCache.defaultPath()) {
+    let caches: LayoutCaches
+    init(fontCache: String? = FontMatchCache.defaultPath(), caches: LayoutCaches = .process) {
       fonts = FontCollection(cacheFile: fontCache)
       text = TextLayouter(fonts: fonts)
+      self.caches = caches
     }
   }
 
-  /// Creates an engine. fontconfig's configuration is loaded when a font is first looked up and
-  /// the answer is not in the font match cache (``FontMatchCache``).
-  public init() throws {
-    state = Locked(State())
+  /// Creates an engine that shares decoded images with the process's other engines.
+  /// fontconfig's configuration is loaded when a font is first looked up and the answer is not in
+  /// the font match cache (``FontMatchCache``).
+  public convenience init() throws {
+    try self.init(caches: .process)
+  }
+
+  /// Creates an engine that keeps decoded images in `caches` (its engine's context).
+  package init(caches: LayoutCaches) throws {
+    state = Locked(State(caches: caches))
   }
 
   /// An engine with the Latin fast itemization path or word-by-word shaping switched off, or with
@@ -57,7 +65,7 @@ public final class ReceiptLayoutEngine: Sendable {
       _ = state.fonts.takeWarnings()
       state.fonts.allowedDirectories = document.fontDirectories
       state.text.monochrome = document.pageSetup.monochrome
-      var layouter = BlockLayouter(text: state.text, setup: document.pageSetup)
+      var layouter = BlockLayouter(text: state.text, setup: document.pageSetup, images: state.caches.images)
       var receipt = try layouter.layout(document)
       receipt.warnings = state.fonts.takeWarnings()
       return receipt

@@ -9,8 +9,8 @@ import Testing
 @testable import ReceiptRender
 
 /// ``BatchRender``'s workers share the process's context (``EngineCaches/process``: parsed
-/// templates, style sheets and bindings, formatted numbers, kept glyph runs and image dots) and
-/// the process-wide tables (decoded logos, hyphenation dictionaries, cairo's faces) while each
+/// templates, style sheets and bindings, formatted numbers, decoded logos, kept glyph runs and
+/// image dots) and the process's resources (hyphenation dictionaries, cairo's faces) while each
 /// lays out with an engine of its own. Run in process so `make sanitize` sees every worker under
 /// ThreadSanitizer: four workers rendering every example in every shipped locale, the caches
 /// warm and shared, must write exactly what a fresh engine writes with a context of its own.
@@ -44,10 +44,8 @@ import Testing
     return try engine.render(bound.document, format: format)
   }
 
-  /// The order rendered from nothing: a new engine with a new, empty context (and the decoded
-  /// logos emptied).
+  /// The order rendered from nothing: a new engine with a new, empty context.
   static func fresh(_ data: Data, _ format: OutputFormat) throws -> [Data] {
-    DecodedImageCache.shared.removeAll()
     return try render(try ReceiptEngine(caches: EngineCaches()), data, format).parts
   }
 

@@ -3,6 +3,7 @@ import ReceiptTestSupport
 import Testing
 
 @testable import ReceiptKit
+@testable import ReceiptLayout
 @testable import ReceiptMarkup
 @testable import ReceiptRender
 
@@ -20,8 +21,8 @@ import Testing
 
   static func kept(_ caches: EngineCaches) -> [Int] {
     [
-      caches.markup.files.documentCount, caches.markup.numbers.count, caches.render.imageDots.count,
-      caches.render.imageSurfaces.count,
+      caches.markup.files.documentCount, caches.markup.numbers.count, caches.layout.images.count,
+      caches.render.imageDots.count, caches.render.imageSurfaces.count,
     ]
   }
 
@@ -29,13 +30,13 @@ import Testing
     let mine = EngineCaches()
     let other = EngineCaches()
     let engine = try ReceiptEngine(caches: mine)
-    #expect(Self.kept(mine) == [0, 0, 0, 0])
+    #expect(Self.kept(mine) == [0, 0, 0, 0, 0])
     let png = try Self.render(engine, .png)
     let pdf = try Self.render(engine, .pdf)
-    // The template and its includes parsed, its amounts formatted, the logo's dots and its PDF
-    // surface kept: all in the engine's context, nothing in another.
+    // The template and its includes parsed, its amounts formatted, the logo decoded, its dots
+    // and its PDF surface kept: all in the engine's context, nothing in another.
     #expect(Self.kept(mine).allSatisfy { $0 > 0 }, "\(Self.kept(mine))")
-    #expect(Self.kept(other) == [0, 0, 0, 0])
+    #expect(Self.kept(other) == [0, 0, 0, 0, 0])
     // A second engine on the same context finds it filled and draws the same bytes.
     let before = Self.kept(mine)
     let second = try ReceiptEngine(caches: mine)
