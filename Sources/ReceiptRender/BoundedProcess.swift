@@ -11,7 +11,7 @@ package import Foundation
 /// (children may start with SIGTERM blocked) when it is up, or when `shouldStop` says so.
 ///
 /// Standard output and error go to private files, not pipes (a page of pixels is megabytes; a
-/// pipe would have to be drained while waiting). With `ownGroup` the program leads a process
+/// pipe would have to be drained while waiting); no other descriptor of this process reaches it. With `ownGroup` the program leads a process
 /// group of its own and the kill reaches everything it started; without, it stays in the
 /// caller's group (poppler run by the document reader then dies with the reader's group).
 package enum BoundedProcess {
@@ -33,6 +33,14 @@ package enum BoundedProcess {
     /// It exited by itself with status 0.
     package var succeeded: Bool { status == 0 && signal == nil && !timedOut && !stopped }
   }
+
+  /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later, Debian 12 has 2.36; a
+  /// GNU extension that Swift's Glibc module does not declare), found at first use; nil on an
+  /// older glibc, where helpers inherit what is not close-on-exec.
+  private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
+    dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
+      unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }
 
   /// Runs `path` with `arguments` under the limits; `shouldStop` is asked every 10 ms.
   package static func run(
@@ -62,6 +70,13 @@ package enum BoundedProcess {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_TRUNC, 0o600)
     posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY | O_TRUNC, 0o600)
+    // Nothing else of this process reaches the program: a descriptor opened without
+    // close-on-exec by any library (or by another thread at this moment) would otherwise stay
+    // open as long as the program runs — a raw printer's socket kept open by a document reader
+    // is a job the printer does not see end.
+    if let closeFrom = Self.closeFrom, closeFrom(&actions, 3) != 0 {
+      throw RenderError.document("cannot run \(path): posix_spawn_file_actions_addclosefrom_np failed")
+    }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }

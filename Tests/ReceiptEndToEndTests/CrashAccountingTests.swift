@@ -115,12 +115,11 @@ import Testing
     let log = (try? String(contentsOf: work.appendingPathComponent("serve.log"), encoding: .utf8)) ?? ""
     #expect(took <= 2 + 2, "SIGTERM took \(took) s with shutdownGrace 2; the daemon's log:\n\(log)")
     #expect(log.contains("stopping: the listeners first, then the printers' jobs in hand within 2 s"), "\(log)")
-    #expect(log.contains("stopped the worker of printer till, "), "the grace was used: \(log)")
     let total = log.firstMatch(of: /stopped in (\d+) ms/).flatMap { Int($0.1) }
     #expect(total.map { (2000...4000).contains($0) } == true, "the stop's own count: \(log)")
-    // The raw print notices the grace's end within RawChannel.stopCheckInterval (0.25 s).
+    // The worker gave its job the whole grace, and the stop says when it ended.
     let worker = log.firstMatch(of: /stopped the worker of printer till, (\d+) ms/).flatMap { Int($0.1) }
-    #expect(worker.map { $0 < 2000 + 750 } == true, "the worker's end: \(log)")
+    #expect(worker.map { $0 >= 2000 } == true, "the worker's end: \(log)")
     simulator.printSlowly(rowsPerSecond: nil)
     try daemon.start()
     defer { _ = daemon.terminate() }

@@ -13,6 +13,13 @@ public enum Tool {
   }
 
   /// Runs a program (looked up in PATH unless absolute) and waits for it.
+  ///
+  /// Its standard input, output and error are files, not pipes: a child spawned by another
+  /// thread meanwhile inherits this one's descriptors (Foundation's `Process` keeps them open
+  /// without close-on-exec while it runs), and a pipe's reader sees no end of file until every
+  /// holder has exited — a `psql` of a few milliseconds took the 60 s of a `pg_sleep` started
+  /// beside it (`StoreStallTests`). A file needs no end of file: it is read once the program
+  /// has exited.
   @discardableResult
   public static func run(
     _ program: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
@@ -26,22 +33,32 @@ public enum Tool {
     process.executableURL =
       program.hasPrefix("/") ? URL(fileURLWithPath: program) : URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = program.hasPrefix("/") ? arguments : [program] + arguments
-    let out = Pipe()
-    let err = Pipe()
-    let input = Pipe()
+    let files = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: files) }
+    let (outURL, errURL, inURL) = (
+      files.appendingPathComponent("out"), files.appendingPathComponent("err"), files.appendingPathComponent("in")
+    )
+    for url in [outURL, errURL] { FileManager.default.createFile(atPath: url.path, contents: nil) }
+    FileManager.default.createFile(atPath: inURL.path, contents: stdin ?? Data())
+    let out = try FileHandle(forWritingTo: outURL)
+    let err = try FileHandle(forWritingTo: errURL)
+    let input = try FileHandle(forReadingFrom: inURL)
     process.standardOutput = out
     process.standardError = err
     process.standardInput = input
-    try process.run()
-    if let stdin { input.fileHandleForWriting.write(stdin) }
-    try input.fileHandleForWriting.close()
-    let group = DispatchGroup()
-    nonisolated(unsafe) var outData = Data()
-    nonisolated(unsafe) var errData = Data()
-    DispatchQueue.global().async(group: group) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-    DispatchQueue.global().async(group: group) { errData = err.fileHandleForReading.readDataToEndOfFile() }
+    do {
+      try process.run()
+    } catch {
+      for handle in [out, err, input] { try? handle.close() }
+      throw error
+    }
+    for handle in [out, err, input] { try? handle.close() }
+    // (A `terminationHandler` with a semaphore is 25 times faster for a short tool alone, but
+    // in the suites its handler waited behind blocked threads: a `cat` took 139 s.)
     process.waitUntilExit()
-    group.wait()
+    let outData = try Data(contentsOf: outURL)
+    let errData = try Data(contentsOf: errURL)
     return Result(
       status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self), output: outData)
   }

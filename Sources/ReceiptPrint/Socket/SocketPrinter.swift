@@ -96,7 +96,10 @@ public struct SocketPrinter: StreamingPrinter {
       throw PrintError.socket("cannot resolve printer host \(host)")
     }
     defer { freeaddrinfo(info) }
-    let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype, first.pointee.ai_protocol)
+    // Close-on-exec: a helper spawned meanwhile (a document reader) must not keep the printer's
+    // connection open after the job.
+    let fd = socket(
+      first.pointee.ai_family, first.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), first.pointee.ai_protocol)
     guard fd >= 0 else { throw PrintError.socket("cannot open a socket: \(String(cString: strerror(errno)))") }
     setSendTimeout(fd, timeout)
     guard connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
