@@ -31,9 +31,11 @@ final class StopClock: Sendable {
 }
 
 /// A part of the daemon whose end during a stop is logged with the time since the stop began
-/// ("stopped the API listener, 12 ms into the stop").
-struct LoggedService: Service {
+/// ("stopped the API listener, 12 ms into the stop"); the ServiceGroup's own messages name it
+/// by `name` too.
+struct LoggedService: Service, CustomStringConvertible {
   let name: String
+  var description: String { name }
   let service: any Service
   let clock: StopClock
   let logger: Logger

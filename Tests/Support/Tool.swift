@@ -39,8 +39,10 @@ public enum Tool {
     let (outURL, errURL, inURL) = (
       files.appendingPathComponent("out"), files.appendingPathComponent("err"), files.appendingPathComponent("in")
     )
-    for url in [outURL, errURL] { FileManager.default.createFile(atPath: url.path, contents: nil) }
-    FileManager.default.createFile(atPath: inURL.path, contents: stdin ?? Data())
+    for (url, contents) in [(outURL, Data()), (errURL, Data()), (inURL, stdin ?? Data())]
+    where !FileManager.default.createFile(atPath: url.path, contents: contents) {
+      throw RigError("cannot write \(url.path) for \(program)")
+    }
     let out = try FileHandle(forWritingTo: outURL)
     let err = try FileHandle(forWritingTo: errURL)
     let input = try FileHandle(forReadingFrom: inURL)
