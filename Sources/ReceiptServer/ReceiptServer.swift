@@ -113,9 +113,10 @@ package final class ReceiptServer: Sendable {
 
   /// Serves until SIGTERM or SIGINT, every part a Service of one ServiceGroup, in the order they
   /// start — the workers, the IPP printers' services and listener, the API, the stop's marker
-  /// (which ends the event streams) — and stop, the other way round: streams end, the listeners take no more requests,
-  /// then the workers finish their jobs in hand within `shutdownGrace` and the store records the
-  /// clean stop.
+  /// (which ends the event streams) — and stop, the other way round: streams end, the listeners
+  /// take no more requests, then the workers finish their jobs in hand within `shutdownGrace`
+  /// and the store records the clean stop. Each part logs its end against the stop's clock
+  /// (``StopClock``).
   package func run(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in },
     onIPPRunning: @escaping @Sendable (Int) async -> Void = { _ in }
