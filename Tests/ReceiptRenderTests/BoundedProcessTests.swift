@@ -12,9 +12,13 @@ import Testing
 /// pipe another thread just made) would stay open as long as the helper runs.
 @Suite struct BoundedProcessTests {
   @Test func aHelperGetsNoDescriptorButItsOwnThree() throws {
-    var ends: [Int32] = [0, 0]
-    #expect(pipe(&ends) == 0)  // no close-on-exec
+    var pair: [Int32] = [0, 0]
+    #expect(pipe(&pair) == 0)  // no close-on-exec
+    // Far above the numbers the helper's own files take (`ls` opens its directory as 3).
+    let ends = pair.map { fcntl($0, F_DUPFD, 500) }
+    pair.forEach { close($0) }
     defer { ends.forEach { close($0) } }
+    #expect(ends.allSatisfy { $0 >= 500 })
     let result = try BoundedProcess.run(
       "/bin/sh", ["-c", "ls /proc/self/fd"], timeout: 10, memoryLimit: 1 << 30)
     #expect(result.succeeded)

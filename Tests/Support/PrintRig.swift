@@ -322,9 +322,7 @@ public final class PrintRig: @unchecked Sendable {
 
   /// Starts a daemon under a shell watchdog that stops it when this test process is gone (the
   /// test runner does not reliably run exit handlers), so no rig process outlives the tests.
-  /// Daemons spawned from here inherit a mask that blocks SIGTERM, hence the SIGKILL after it —
-  /// to their children first: a cupsd killed with a job in hand left its `ipp` backend running,
-  /// orphaned, retrying a printer whose port a later test may own (two per `make test` piled up).
+  /// Daemons spawned from here inherit a mask that blocks SIGTERM, hence the SIGKILL after it.
   private static func launch(_ path: String, _ arguments: [String], log: URL) throws {
     let process = Process()
     // setsid: the watchdog gets its own session, so the runner killing the test's process group
@@ -332,7 +330,7 @@ public final class PrintRig: @unchecked Sendable {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
     let watchdog = """
       "$0" "$@" & child=$!
-      stop() { kill $child 2>/dev/null; sleep 1; pkill -9 -P $child 2>/dev/null; kill -9 $child 2>/dev/null; wait $child; }
+      stop() { kill $child 2>/dev/null; sleep 1; kill -9 $child 2>/dev/null; wait $child; }
       trap 'stop; exit 0' TERM INT
       while kill -0 \(getpid()) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.5; done
       stop
