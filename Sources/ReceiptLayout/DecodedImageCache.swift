@@ -25,9 +25,6 @@ final class DecodedImageCache: Sendable {
     return image
   }
 
-  /// Forgets every image (tests compare cached decodes with fresh ones).
-  package func removeAll() { images.withLock { $0.removeAll() } }
-
   /// How many images are kept.
   package var count: Int { images.withLock { $0.count } }
 }

@@ -159,11 +159,6 @@ final class GlyphRunBitmaps: Sendable {
     }
   }
 
-  /// Forgets every run (tests compare with a fresh process).
-  func removeAll() {
-    for shard in shards { shard.withLock { $0 = State() } }
-  }
-
   /// How many runs are kept with their coverage.
   var keptCount: Int {
     shards.reduce(0) { count, shard in

@@ -9,8 +9,12 @@ final class StopClock: Sendable {
   /// A part that ends later than this into the stop is logged at `info`.
   static let slow = 1000
 
-  /// The level of a part's end `milliseconds` into the stop.
-  static func level(_ milliseconds: Int) -> Logger.Level { milliseconds >= slow ? .info : .debug }
+  /// Logs that `part` ended, with how long into the stop (nothing while the daemon is not
+  /// stopping): at `info` from ``slow`` on, at `debug` before.
+  func logEnd(of part: String, to logger: Logger) {
+    guard let milliseconds else { return }
+    logger.log(level: milliseconds >= Self.slow ? .info : .debug, "\(part), \(milliseconds) ms into the stop")
+  }
 
   private let began = Locked<ContinuousClock.Instant?>(nil)
 
@@ -41,11 +45,7 @@ struct LoggedService: Service, CustomStringConvertible {
   let logger: Logger
 
   func run() async throws {
-    defer {
-      if let milliseconds = clock.milliseconds {
-        logger.log(level: StopClock.level(milliseconds), "stopped \(name), \(milliseconds) ms into the stop")
-      }
-    }
+    defer { clock.logEnd(of: "stopped \(name)", to: logger) }
     try await service.run()
   }
 }

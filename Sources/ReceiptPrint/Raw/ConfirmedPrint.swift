@@ -102,7 +102,7 @@ struct ConfirmedPrint {
           try channel.write(ESCPOSStatus.request, deadline: deadline, received: take, shouldStop: shouldStop)
           nextAsk = Date().addingTimeInterval(Self.statusInterval)
         }
-        let wait = min(Self.statusInterval, RawChannel.stopCheckInterval, max(0.05, deadline.timeIntervalSinceNow))
+        let wait = min(RawChannel.stopCheckInterval, max(0.05, deadline.timeIntervalSinceNow))
         if let bytes = try channel.read(timeout: wait) {
           try take(bytes)
         }

@@ -18,11 +18,7 @@ struct PrintWorkers: Service, CustomStringConvertible {
       for worker in workers {
         group.addTask {
           await worker.run()
-          if let milliseconds = clock.milliseconds {
-            logger.log(
-              level: StopClock.level(milliseconds),
-              "stopped the worker of printer \(worker.printer.name), \(milliseconds) ms into the stop")
-          }
+          clock.logEnd(of: "stopped the worker of printer \(worker.printer.name)", to: logger)
         }
       }
     }

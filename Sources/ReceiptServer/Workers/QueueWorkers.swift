@@ -94,20 +94,15 @@ final class QueueWorkers: Service, Sendable {
       for service in services {
         group.addTask {
           do { try await service.run() } catch { self.logger.error("\(type(of: service)) stopped: \(error)") }
-          if let milliseconds = self.stopClock.milliseconds {
-            let name = (service as? any CustomStringConvertible)?.description ?? "\(type(of: service))"
-            self.logger.log(
-              level: StopClock.level(milliseconds), "stopped \(name), \(milliseconds) ms into the stop")
-          }
+          let name = (service as? any CustomStringConvertible)?.description ?? "\(type(of: service))"
+          self.stopClock.logEnd(of: "stopped \(name)", to: self.logger)
         }
       }
     }
     current.withLock { $0 = [] }
     // The jobs still `printing` were left by this stop, not by a crash.
     await store.close()
-    if let milliseconds = stopClock.milliseconds {
-      logger.log(level: StopClock.level(milliseconds), "closed the queue, \(milliseconds) ms into the stop")
-    }
+    stopClock.logEnd(of: "closed the queue", to: logger)
   }
 
   /// Removes the documents of document jobs that ended more than `documentDays` before `now`
