@@ -128,8 +128,9 @@ import Testing
     let job = try #require(try await Self.submit(fixture, count: 1).first)
     // The state a crash leaves: claimed and recorded as sent, never completed.
     _ = try await fixture.server.store.own(printer: "counter", maxCrashes: 3)  // this daemon drives it
-    _ = try await fixture.server.store.claimNext(printer: "counter", now: Date())
-    _ = try await fixture.server.store.markSent(job.id, processID: "0000", now: Date())
+    let claimed = try #require(try await fixture.server.store.claimNext(printer: "counter", now: Date()))
+    #expect(claimed.id == job.id)
+    try await fixture.server.store.recordSent(claimed.drawnAsSent(processID: "0000"))
     // The crash and the restart: another daemon process on the same queue.
     let restarted = try await fixture.crashAndRestart()
     try await running(restarted) {

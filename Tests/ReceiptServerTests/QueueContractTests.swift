@@ -181,9 +181,10 @@ import Testing
 
     let sent = try await store.accept(request(), idempotencyKey: nil).job
     for handOver in ["raw", "directory", "cups"] {
-      #expect(try await store.claimNext(printer: "counter")?.id == sent.id)
+      let claimed = try #require(try await store.claimNext(printer: "counter"))
+      #expect(claimed.id == sent.id)
       switch handOver {
-      case "raw": try await store.markSent(sent.id, processID: "AB12")
+      case "raw": try await store.recordSent(claimed.drawnAsSent(processID: "AB12"))
       case "directory": try await store.markHandedOver(sent.id)
       default: try await store.progress(sent.id, cupsJobID: 7, printerState: nil)
       }
@@ -200,6 +201,47 @@ import Testing
     store = try kind.open(database)
     let clean = try #require(try await store.own(printer: "counter", maxCrashes: 1))
     #expect(clean.map(\.id) == [sent.id] && clean[0].crashes == 0 && clean[0].state == .queued)
+    await store.close()
+  }
+
+  /// A receipt goes out only as it was drawn: the store records the job sent as the worker drew
+  /// it (the same attempt, the same interruptions — so the same "REPRINT" mark — and process ID),
+  /// or refuses when the job changed since, and nothing is recorded.
+  @Test(arguments: StoreKind.allCases) func aJobIsRecordedSentOnlyAsItWasDrawn(kind: StoreKind) async throws {
+    let (_, store) = try queue(kind)
+    _ = try await store.own(printer: "counter", maxCrashes: 3)
+    let job = try await store.accept(request(), idempotencyKey: nil).job
+    let claimed = try #require(try await store.claimNext(printer: "counter"))
+    let drawn = claimed.drawnAsSent(processID: "AB12")
+    #expect(drawn.interruptions == 0 && drawn.processID == "AB12")
+
+    // Another writer records the job sent first (another drawing of it): the receipt drawn
+    // without "REPRINT" would now be an interruption in the store, so it is refused.
+    let other = try await store.recordSent(claimed.drawnAsSent(processID: "CD34"))
+    #expect(other.interruptions == 0 && other.processID == "CD34" && other.stage == .printer)
+    let stored = try #require(try await store.job(job.id))
+    await #expect(throws: DrawnJobChanged.self) { try await store.recordSent(drawn) }
+    let kept = try #require(try await store.job(job.id))
+    #expect(kept.processID == "CD34" && kept.interruptions == 0 && kept.updatedAt == stored.updatedAt)
+
+    // A drawing of an earlier attempt is refused after the job was queued again and claimed.
+    try await store.fail(job.id, error: "paper out", retryAt: Date(), state: .queued)
+    let again = try #require(try await store.claimNext(printer: "counter", now: Date().addingTimeInterval(1)))
+    #expect(again.attempts == 2)
+    await #expect(throws: DrawnJobChanged.self) {
+      try await store.recordSent(claimed.drawnAsSent(processID: "EF56"))
+    }
+    // The one drawn from the job as stored is recorded exactly as drawn: a reprint this time.
+    let reprint = again.drawnAsSent(processID: "EF56")
+    #expect(reprint.interruptions == 1)
+    let recorded = try await store.recordSent(reprint)
+    #expect(recorded.interruptions == 1 && recorded.processID == "EF56" && recorded.attempts == 2)
+    #expect(try await store.job(job.id)?.interruptions == 1)
+
+    // A job no longer printing (canceled, completed) is never recorded as sent.
+    try await store.complete(job.id, cupsJobID: nil)
+    await #expect(throws: DrawnJobChanged.self) { try await store.recordSent(reprint) }
+    #expect(try await store.job(job.id)?.state == .completed)
     await store.close()
   }
 
@@ -263,5 +305,15 @@ import Testing
     #expect(try await store.takeOwnership(of: "counter") == .unclean, "its daemon died")
     #expect(try await store.takeOwnership(of: "kitchen") == .unclean)
     await store.close()
+  }
+}
+
+extension Job {
+  /// This claimed job as a worker draws its receipt just before sending it
+  /// (``Job/markSent(processID:now:)`` applied to a copy), for ``JobStore/recordSent(_:now:)``.
+  func drawnAsSent(processID: String?) -> Job {
+    var drawn = self
+    drawn.markSent(processID: processID, now: Date())
+    return drawn
   }
 }

@@ -96,9 +96,10 @@ import Testing
       store: store)
     let job = try await submit(fixture, printer: "kitchen")
     _ = try await fixture.server.store.own(printer: "kitchen", maxCrashes: 3)  // this daemon drives it
-    _ = try await fixture.server.store.claimNext(printer: "kitchen", now: Date())
+    let claimed = try #require(try await fixture.server.store.claimNext(printer: "kitchen", now: Date()))
+    #expect(claimed.id == job.id)
     // Recorded as sent, and the first bytes reached the printer; then the crash.
-    _ = try await fixture.server.store.markSent(job.id, processID: nil)
+    try await fixture.server.store.recordSent(claimed.drawnAsSent(processID: nil))
     let connection = try Loopback.connect(port: printer.port)
     _ = Array("\u{1B}@".utf8).withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
     close(connection)

@@ -98,16 +98,16 @@ struct CloudPRNTFront: Sendable {
     guard offered.contains(type) else {
       throw Problem.unsupportedMediaType("this job is offered as \(offered.joined(separator: ", "))")
     }
-    guard let (document, jobID, first) = polled.fetched(printer.name, token: token, type: type) else {
+    guard let (document, drawn, first) = polled.fetched(printer.name, token: token, type: type) else {
       throw Problem(status: .notFound, title: "Not Found", detail: "the job was withdrawn")
     }
     if first {
       // Recorded before the first byte goes: from now on the job may print.
-      do { _ = try await store.markSent(jobID, processID: nil) } catch {
+      do { _ = try await store.recordSent(drawn) } catch {
         polled.confirmed(printer.name, token: token, .failed("the queue could not record the fetch: \(error)"))
         throw Problem(status: .serviceUnavailable, title: "Unavailable", detail: "the queue cannot record the job")
       }
-      logger.info("CloudPRNT printer \(printer.name) fetched job \(jobID) as \(type)")
+      logger.info("CloudPRNT printer \(printer.name) fetched job \(drawn.id) as \(type)")
     }
     return Response(
       status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(bytes: document)))

@@ -48,15 +48,15 @@ struct EpsonSDPFront: Sendable {
   /// `GetRequest`: the offered job, recorded as sent before its bytes go; empty when none.
   private func offer(_ printer: PrinterConfig) async throws -> Response {
     let (token, _) = polled.polled(printer.name, status: nil, now: Date())
-    guard let token, let (document, jobID, first) = polled.fetched(printer.name, token: token) else {
+    guard let token, let (document, drawn, first) = polled.fetched(printer.name, token: token) else {
       return Response(status: .ok, headers: [.contentType: "text/xml; charset=utf-8"])
     }
     if first {
-      do { _ = try await store.markSent(jobID, processID: nil) } catch {
+      do { _ = try await store.recordSent(drawn) } catch {
         polled.confirmed(printer.name, token: token, .failed("the queue could not record the fetch: \(error)"))
         throw Problem(status: .serviceUnavailable, title: "Unavailable", detail: "the queue cannot record the job")
       }
-      logger.info("Server Direct Print printer \(printer.name) fetched job \(jobID)")
+      logger.info("Server Direct Print printer \(printer.name) fetched job \(drawn.id)")
     }
     var xml = #"<?xml version="1.0" encoding="utf-8"?>"# + "\n"
     xml += #"<PrintRequestInfo Version="2.00"><ePOSPrint><Parameter><devid>local_printer</devid>"#

@@ -4,7 +4,7 @@ import ReceiptKit
 
 /// What the daemon knows of its printers that poll (`cloudprnt:`, `epson-sdp:`), shared by their
 /// workers and the protocols' routes: each one's last poll and the status it last reported, and the one job offered
-/// to it — drawn by its worker (``offer(_:jobID:token:document:)``), fetched by the device with
+/// to it — drawn by its worker (``offer(_:drawn:token:documents:now:)``), fetched by the device with
 /// its token, then confirmed (or reported failed) by it. The worker waits for that outcome
 /// (``outcome(of:token:)``) and records it in the queue as it does for every printer.
 final class PolledPrinters: Sendable {
@@ -21,7 +21,8 @@ final class PolledPrinters: Sendable {
   /// A job offered to a device: its token (one per attempt) and its document in each media
   /// type it is offered in, preferred first.
   struct Offer: Sendable {
-    let jobID: String
+    /// The job as its receipt was drawn: recorded as sent when the device first fetches it.
+    let drawn: Job
     let token: String
     let documents: [(type: String, data: Data)]
     var stage: Stage
@@ -165,10 +166,10 @@ final class PolledPrinters: Sendable {
 
   /// Offers a drawn job to `printer`'s device (the one offer it has).
   func offer(
-    _ printer: String, jobID: String, token: String, documents: [(type: String, data: Data)], now: Date = Date()
+    _ printer: String, drawn: Job, token: String, documents: [(type: String, data: Data)], now: Date = Date()
   ) {
     entries.withLock {
-      $0[printer]?.offer = Offer(jobID: jobID, token: token, documents: documents, stage: .offered(now))
+      $0[printer]?.offer = Offer(drawn: drawn, token: token, documents: documents, stage: .offered(now))
     }
   }
 
@@ -181,12 +182,12 @@ final class PolledPrinters: Sendable {
   }
 
   /// The device fetched the offer with `token` as `type` (nil: the first offered): its document,
-  /// and whether this is the first fetch (the queue records it as sent then). Nil when `token`
-  /// is not the current offer or it is not offered as `type`.
+  /// the job as drawn, and whether this is the first fetch (the queue records it as sent then).
+  /// Nil when `token` is not the current offer or it is not offered as `type`.
   func fetched(_ printer: String, token: String, type: String? = nil, now: Date = Date()) -> (
-    document: Data, jobID: String, first: Bool
+    document: Data, drawn: Job, first: Bool
   )? {
-    let (result, wake) = entries.withLock { entries -> ((Data, String, Bool)?, (@Sendable () -> Void)?) in
+    let (result, wake) = entries.withLock { entries -> ((Data, Job, Bool)?, (@Sendable () -> Void)?) in
       guard var offer = entries[printer]?.offer, offer.token == token,
         let document = offer.documents.first(where: { type == nil || $0.type == type })?.data
       else { return (nil, nil) }
@@ -194,8 +195,8 @@ final class PolledPrinters: Sendable {
       case .offered:
         offer.stage = .fetched(now)
         entries[printer]?.offer = offer
-        return ((document, offer.jobID, true), entries[printer]?.wake)
-      case .fetched: return ((document, offer.jobID, false), nil)
+        return ((document, offer.drawn, true), entries[printer]?.wake)
+      case .fetched: return ((document, offer.drawn, false), nil)
       case .ended: return (nil, nil)
       }
     }

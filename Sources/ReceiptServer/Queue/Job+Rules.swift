@@ -70,6 +70,21 @@ extension Job {
     updatedAt = now
   }
 
+  /// Records this printing job as sent at `now`, as the receipt drawn from `drawn` (this job
+  /// with ``markSent(processID:now:)`` applied when it was drawn) says it is: the rule applied to
+  /// the job as stored must give what was drawn — the same attempt, the same interruptions (so
+  /// the same "REPRINT" mark), the same process ID. False, and nothing changes, when the job
+  /// changed since it was drawn: the receipt must be drawn again.
+  mutating func recordSent(asDrawn drawn: Job, now: Date) -> Bool {
+    var recorded = self
+    recorded.markSent(processID: drawn.processID, now: now)
+    guard state == .printing, attempts == drawn.attempts, recorded.interruptions == drawn.interruptions else {
+      return false
+    }
+    self = recorded
+    return true
+  }
+
   /// Rendered, about to be handed to its printer (CUPS, a directory).
   mutating func markHandedOver(now: Date) {
     stage = .printer

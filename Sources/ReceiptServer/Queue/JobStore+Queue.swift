@@ -47,11 +47,18 @@ extension JobStore {
     return head.notBefore
   }
 
-  /// Records that a job is about to be handed to a raw printer (``Job/markSent(processID:now:)``);
-  /// returns it as stored.
+  /// Records that a job is about to be handed to a printer as `drawn` — the claimed job with
+  /// ``Job/markSent(processID:now:)`` applied, which its receipt was drawn from — provided the
+  /// stored job still gives that (``Job/recordSent(asDrawn:now:)``); returns it as stored. The
+  /// rule's result is what the receipt says and what the store keeps, or the job is not sent:
+  /// ``DrawnJobChanged`` when it changed since it was drawn.
   @discardableResult
-  func markSent(_ id: String, processID: String?, now: Date = Date()) async throws -> Job {
-    try await changed(id) { $0.markSent(processID: processID, now: now) }
+  func recordSent(_ drawn: Job, now: Date = Date()) async throws -> Job {
+    guard let (job, recorded) = try await update(drawn.id, { $0.recordSent(asDrawn: drawn, now: now) }) else {
+      throw StoreUnavailable(reason: "job \(drawn.id) is not in the store")
+    }
+    guard recorded else { throw DrawnJobChanged(job: job) }
+    return job
   }
 
   /// Records that a job was rendered and goes to its printer (``Job/markHandedOver(now:)``).
@@ -139,5 +146,16 @@ extension JobStore {
       throw StoreUnavailable(reason: "job \(id) is not in the store")
     }
     return job
+  }
+}
+
+/// A job changed between the drawing of its receipt and the record that it is sent (another
+/// daemon, or a rule this worker did not expect, wrote it): nothing was sent, and the attempt
+/// fails so that the job is drawn again from what is stored.
+struct DrawnJobChanged: Error, CustomStringConvertible {
+  let job: Job
+  var description: String {
+    "job \(job.id) changed while its receipt was drawn (now \(job.state.rawValue), attempt \(job.attempts), "
+      + "\(job.interruptions) interruptions); nothing was sent, it is drawn again"
   }
 }

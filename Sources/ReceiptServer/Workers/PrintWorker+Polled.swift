@@ -4,9 +4,9 @@ import ReceiptKit
 /// One attempt at a job for a printer that polls the daemon (Star CloudPRNT): the job is drawn
 /// on the printer's thread as for a raw printer, offered to the device with a token of this
 /// attempt, and printed once the device confirms it. The device's fetch is recorded as the
-/// receipt sent (``Job/markSent(processID:now:)``, by the route that serves it), so an attempt
-/// that was fetched and not confirmed prints again marked as a reprint — the document drawn here
-/// already says what that record will make it.
+/// receipt sent by the route that serves it — the job as drawn here, with
+/// ``Job/markSent(processID:now:)`` applied (``JobStore/recordSent(_:now:)``) — so an attempt
+/// that was fetched and not confirmed prints again marked as a reprint.
 extension PrintWorker {
   func printPolled(_ job: Job) async throws -> Int? {
     guard let polled else {
@@ -30,7 +30,7 @@ extension PrintWorker {
     } else {
       documents = [(PrintPath.eposPrint.mimeType, prepared.encoded)]
     }
-    polled.offer(printer.name, jobID: job.id, token: token, documents: documents)
+    polled.offer(printer.name, drawn: sent, token: token, documents: documents)
     defer { polled.withdraw(printer.name, token: token) }
     while true {
       let now = Date()

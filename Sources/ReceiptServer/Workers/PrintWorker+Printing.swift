@@ -32,8 +32,9 @@ extension PrintWorker {
     case .raw:
       // Recorded once the receipt is drawn, before the first byte goes out: a job found sent and
       // not completed (a crash, a lost connection, paper out mid-receipt) may have printed, so it
-      // prints again marked "REPRINT" — and the document drawn already says what the store is
-      // about to record. Models that confirm prints are asked to, with an ID of this attempt.
+      // prints again marked "REPRINT". The receipt is drawn from the job as the rule records it,
+      // and the store keeps exactly that or nothing is sent (`recordSent`). Models that confirm
+      // prints are asked to, with an ID of this attempt.
       let processID = printer.model?.confirmsPrints == true ? ReceiptEngine.processID() : nil
       var sent = job
       sent.markSent(processID: processID, now: Date())
@@ -41,7 +42,7 @@ extension PrintWorker {
         printer: printer.target.address, copies: job.copies, jobName: Self.fileName(job), archive: archiver(job),
         model: printer.model, processID: processID, shouldStop: shouldStop)
       let prepared = try await prepare(sent, request)
-      try await store.markSent(job.id, processID: processID)
+      try await store.recordSent(sent)
       return try await send(prepared)
     }
   }
