@@ -61,6 +61,9 @@ public final class PostgresCluster: Sendable {
         "/bin/sh", "-c", watchdog, "/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups",
         bin + "/postgres", "-D", directory.path + "/data", "-p", "\(port)", "-k", directory.path, "-c",
         "listen_addresses=127.0.0.1", "-c", "max_connections=300",
+        // Dynamic shared memory as files of the data directory, gone with it: in /dev/shm a
+        // cluster stopped with `kill -9` (a crash the tests make) left its segments behind.
+        "-c", "dynamic_shared_memory_type=mmap",
       ]
     if !FileManager.default.fileExists(atPath: directory.path + "/log") {
       _ = FileManager.default.createFile(atPath: directory.path + "/log", contents: nil)

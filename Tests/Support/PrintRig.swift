@@ -323,25 +323,37 @@ public final class PrintRig: @unchecked Sendable {
   /// Starts a daemon under a shell watchdog that stops it when this test process is gone (the
   /// test runner does not reliably run exit handlers), so no rig process outlives the tests.
   /// Daemons spawned from here inherit a mask that blocks SIGTERM, hence the SIGKILL after it.
+  ///
+  /// The daemon starts a session of its own, and the SIGKILL goes to the whole session: cupsd's
+  /// backends (each in a process group of its own, as cupsd starts them) outlived a cupsd killed
+  /// with a job in hand, and went on retrying printers whose ports later tests could own. The
+  /// session's ID is the daemon's PID, which cannot be reused before the watchdog reaps it
+  /// (`wait`, after the kill): the kill reaches only this daemon's processes.
   private static func launch(_ path: String, _ arguments: [String], log: URL) throws {
     let process = Process()
     // setsid: the watchdog gets its own session, so the runner killing the test's process group
     // does not take the watchdog down before it stops the daemon.
     process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-    let watchdog = """
-      "$0" "$@" & child=$!
-      stop() { kill $child 2>/dev/null; sleep 1; kill -9 $child 2>/dev/null; wait $child; }
-      trap 'stop; exit 0' TERM INT
-      while kill -0 \(getpid()) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.5; done
-      stop
-      """
-    process.arguments = ["/bin/sh", "-c", watchdog, path] + arguments
+    process.arguments = ["/bin/sh", "-c", watchdog(owner: getpid()), path] + arguments
     FileManager.default.createFile(atPath: log.path, contents: nil)
     let handle = try FileHandle(forWritingTo: log)
     process.standardOutput = handle
     process.standardError = handle
     try process.run()
     started.append(process)
+  }
+
+  /// The watchdog's script (`sh -c SCRIPT DAEMON ARGUMENTS…`, in a session of its own): runs the
+  /// daemon in a session of its own and stops it, and every process of that session, when the
+  /// process `owner` is gone, when the daemon ends, or on SIGTERM or SIGINT.
+  public static func watchdog(owner: Int32) -> String {
+    """
+    /usr/bin/setsid "$0" "$@" & child=$!
+    stop() { kill $child 2>/dev/null; sleep 1; pkill -9 -s $child 2>/dev/null; wait $child; }
+    trap 'stop; exit 0' TERM INT
+    while kill -0 \(owner) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.5; done
+    stop
+    """
   }
 
   private static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws {
