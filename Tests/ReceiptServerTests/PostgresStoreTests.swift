@@ -23,6 +23,24 @@ import Testing
       database: database)
   }
 
+  /// A store whose background work (pool, migration, listener) never starts answers as
+  /// unavailable, and says why, within its bound — not a hang; started late, it works.
+  @Test func aStoreWithoutItsBackgroundWorkIsUnavailableNotHung() async throws {
+    let url = try PostgresURL(PostgresCluster.shared().createDatabase())
+    let store = try PostgresJobStore(url: url, timeout: .seconds(1))
+    let started = Date()
+    do {
+      _ = try await store.accept(request(), idempotencyKey: nil)
+      Issue.record("a store without its background work stored a job")
+    } catch let error as StoreUnavailable {
+      #expect(error.reason.contains("its background work is not running"), "\(error)")
+    }
+    #expect(Date().timeIntervalSince(started) < 5)
+    let late = store.started()
+    #expect(try await late.accept(request(), idempotencyKey: nil).created)
+    await late.close()
+  }
+
   /// The session that holds a printer has TCP keepalive (a vanished machine loses its printers
   /// within seconds): the kernel shows the keepalive timer on the server's end of that session's
   /// socket (`ss`, iproute2), found by its client port in pg_stat_activity.

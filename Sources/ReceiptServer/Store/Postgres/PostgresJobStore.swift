@@ -139,14 +139,18 @@ final class PostgresJobStore: JobStore, Sendable {
 
   /// Waits for the schema migration, which is bounded itself (``timeout``) once the background
   /// work runs; a store whose background work has not started within ``timeout`` is unavailable,
-  /// not a hang.
+  /// not a hang. (Only the start is bounded here: a bound on the whole wait fired while a slow
+  /// migration that had started just after the call was still within its own, and blamed the
+  /// background work.)
   func waitUntilMigrated() async throws {
     if let outcome = migrated.outcome { return try outcome.get() }
-    let migrated = self.migrated
-    if backgroundStarted.withLock({ $0 }) { return try await migrated.wait() }
-    try await bounded(timeout, what: "\(url.redacted) (its background work is not running)") { _ in
-      try await migrated.wait()
+    let (migrated, started) = (self.migrated, backgroundStarted)
+    if !started.withLock({ $0 }) {
+      try await bounded(timeout, what: "\(url.redacted) (its background work is not running)") { _ in
+        while !started.withLock({ $0 }), migrated.outcome == nil { try await Task.sleep(for: .milliseconds(5)) }
+      }
     }
+    try await migrated.wait()
   }
 
   func close() async {
