@@ -24,8 +24,8 @@ import Testing
   }
 
   /// A store whose background work (pool, migration, listener) never starts answers as
-  /// unavailable, and says why, within its bound — not a hang. (No wall-time bound of its own: on
-  /// a loaded concurrency pool the 2 s timer once took 28 s to run.)
+  /// unavailable, and says why, within its bound — not a hang. (No wall-time assertion: under the
+  /// suite's load, a wait bounded at 1 s once returned after 28 s.)
   @Test(.timeLimit(.minutes(1))) func aStoreWithoutItsBackgroundWorkIsUnavailableNotHung() async throws {
     let url = try PostgresURL(PostgresCluster.shared().createDatabase())
     let store = try PostgresJobStore(url: url, timeout: .seconds(2))
