@@ -11,9 +11,10 @@ package import Foundation
 /// (children may start with SIGTERM blocked) when it is up, or when `shouldStop` says so.
 ///
 /// Standard output and error go to private files, not pipes (a page of pixels is megabytes; a
-/// pipe would have to be drained while waiting); no other descriptor of this process reaches it. With `ownGroup` the program leads a process
-/// group of its own and the kill reaches everything it started; without, it stays in the
-/// caller's group (poppler run by the document reader then dies with the reader's group).
+/// pipe would have to be drained while waiting); no other descriptor of this process reaches it.
+/// With `ownGroup` the program leads a process group of its own and the kill reaches everything
+/// it started; without, it stays in the caller's group (poppler run by the document reader then
+/// dies with the reader's group).
 package enum BoundedProcess {
   /// How a run ended.
   package struct Result: Sendable {
