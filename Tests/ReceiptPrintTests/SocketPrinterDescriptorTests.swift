@@ -38,5 +38,6 @@ import Testing
     }
     try #require(seen.count == 1, "the printer's connection among this process's descriptors: \(seen)")
     #expect(seen[0].flags & Int(O_CLOEXEC) != 0, "flags \(String(seen[0].flags, radix: 8)) lack O_CLOEXEC")
+    #expect(listener.connection(0, timeout: 10) == Data("\u{1B}@".utf8), "the printer got the bytes")
   }
 }

@@ -463,7 +463,10 @@ public final class SocketListener: @unchecked Sendable {
   /// Listens on `port`, or on a port of its own choosing (0).
   public init(port requested: UInt16 = 0) throws {
     (fd, port) = try Loopback.listen(port: requested)
-    let thread = Thread { [unowned self] in self.acceptLoop() }
+    // The accept loop holds the listener (it serves for the rest of the process): with an
+    // unowned reference, a listener a test had let go crashed the process when a connection it
+    // was still reading ended.
+    let thread = Thread { self.acceptLoop() }
     thread.start()
   }
 
