@@ -109,9 +109,9 @@ extension PostgresJobStore {
     for _ in 0..<Self.maximumConflicts {
       let outcome: ClaimOutcome = try await guarded {
         try await bounded(timeout, what: name, onTimeout: { try? await ownership.connection.close() }) { _ in
-          let rows = try await ownership.connection.query(
-            #"SELECT (head).*, "rowVersion" FROM receipt_queue_head(\#(printer))"#, logger: logger
-          ).collect()
+          var bindings = PostgresBindings()
+          bindings.append(printer)
+          let rows = try await ownership.connection.rows(QueueHeadStatement(bindings: bindings), logger: logger)
           guard let row = rows.first else { return .empty }
           let current = try VersionedJob(row)
           var job = current.job
@@ -172,36 +172,30 @@ extension PostgresJobStore {
   func save(_ job: Job, over current: VersionedJob, claim: String?, _ connection: PostgresConnection)
     async throws -> String?
   {
-    var columns = JobColumn.changeable
-    if current.job.data != job.data { columns.append(.data) }
+    let withDocument = current.job.data != job.data
+    let columns = withDocument ? SaveJobAndDocumentStatement.columns : SaveJobStatement.columns
     var bindings = PostgresBindings()
     try PostgresRowEncoder.bind(columns.map(\.rawValue), from: try PostgresRowEncoder.columns(of: job), into: &bindings)
-    let assignments = columns.enumerated().map { "\($1.quoted) = $\($0 + 1)" }.joined(separator: ", ")
-    let next = columns.count + 1
     bindings.append(job.state.rawValue)
     bindings.append(claim)
     bindings.append(job.id)
     bindings.append(current.version)
     bindings.append(Job.printersToWake(from: current.job, to: job).sorted())
-    let sql = """
-      WITH saved AS (
-        UPDATE job SET \(assignments),
-          claim = CASE WHEN $\(next) <> 'printing' THEN NULL ELSE coalesce($\(next + 1), claim) END
-        WHERE id = $\(next + 2) AND xmin = $\(next + 3)::text::xid
-        RETURNING xmin::text AS version)
-      SELECT saved.version,
-        (SELECT count(pg_notify('receipt_work', printer)) FROM unnest($\(next + 4)::text[]) AS printer) AS woken
-      FROM saved
-      """
-    let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).collect()
+    let rows =
+      withDocument
+      ? try await connection.rows(SaveJobAndDocumentStatement(bindings: bindings), logger: logger)
+      : try await connection.rows(SaveJobStatement(bindings: bindings), logger: logger)
     return try rows.first?.makeRandomAccess()["version"].decode(String.self)
   }
 
   /// Job `id` as stored, with its row version and claim.
   private func versioned(_ id: String) async throws -> VersionedJob? {
-    try await rows(
-      "SELECT \(unescaped: PostgresSchema.versionedColumns) FROM job WHERE id = \(id)"
-    ).first.map(VersionedJob.init)
+    var bindings = PostgresBindings()
+    bindings.append(id)
+    let statement = VersionedJobStatement(bindings: bindings)
+    return try await withConnection { connection in
+      try await connection.rows(statement, logger: self.logger).first.map(VersionedJob.init)
+    }
   }
 
   /// Keeps a job this daemon claimed and still prints, as saved (its next change is one round

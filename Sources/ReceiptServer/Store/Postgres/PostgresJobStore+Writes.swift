@@ -91,27 +91,14 @@ extension PostgresJobStore {
     // The job as the queue's rule makes it (`Job.init`); the database numbers it.
     let new = Job(
       request, id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: key, orderID: orderID, now: now)
-    let columns = JobColumn.allCases.filter { $0 != .sequence }
     var bindings = PostgresBindings()
-    try PostgresRowEncoder.bind(columns.map(\.rawValue), from: try PostgresRowEncoder.columns(of: new), into: &bindings)
+    let columns = InsertJobStatement.columns.map(\.rawValue)
+    try PostgresRowEncoder.bind(columns, from: try PostgresRowEncoder.columns(of: new), into: &bindings)
     // The wake-up the rule gives a new job (its number aside, the job is the one stored), sent in
     // the same statement (`NOTIFY` is delivered at commit).
     bindings.append(request.printer)
     bindings.append(Job.printersToWake(from: nil, to: new).sorted())
-    // Parameters typed as their columns: an `INSERT … SELECT` does not infer them from the table.
-    let values = columns.enumerated().map { "$\($0.offset + 1)::\($0.element.postgresType)" }
-    let sql = """
-      WITH inserted AS (
-        INSERT INTO job (\(columns.map(\.quoted).joined(separator: ", ")))
-        SELECT \(values.joined(separator: ", "))
-        FROM (SELECT pg_advisory_xact_lock_shared(\(PostgresSchema.submitLock), hashtext($\(columns.count + 1)))) AS submission
-        ON CONFLICT ("idempotencyKey") DO NOTHING
-        RETURNING \(PostgresSchema.jobColumns))
-      SELECT inserted.*,
-        (SELECT count(pg_notify('receipt_work', printer)) FROM unnest($\(columns.count + 2)::text[]) AS printer) AS woken
-      FROM inserted
-      """
-    let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).collect()
+    let rows = try await connection.rows(InsertJobStatement(bindings: bindings), logger: logger)
     if let row = rows.first { return (try Job(postgres: row), true) }
     guard let key, let existing = try await job(idempotencyKey: key, connection) else {
       throw StoreUnavailable(reason: "the insert of job \(new.id) returned nothing")
