@@ -24,6 +24,9 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# The daemons' archive of printed documents in the work directory (with a PostgreSQL URL it is
+# ./receipt-archive by default: the checkout's directory, kept from run to run).
+printf '{"archive": "%s/receipt-archive"}\n' "$work" >"$work/serve.json"
 mkdir "$work/pg" && chown postgres "$work/pg" && touch "$work/pg.log" && chown postgres "$work/pg.log"
 as_postgres "$bin/initdb" -D "$work/pg" -A trust -U postgres -N >/dev/null
 as_postgres "$bin/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w \
@@ -40,6 +43,7 @@ start() {
     local port=$((20000 + RANDOM % 20000))
     mkdir -p "$work/archive"
     "$binary" serve --no-ipp --port "$port" --db "$db" --printer "archive=dir:$work/archive" --templates Templates \
+      --config "$work/serve.json" \
       >"$work/serve-$i.log" 2>&1 &
     pids+=($!)
     ports+=("$port")

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import ReceiptKit
 @_spi(Internals) import ReceiptModel
 import ServiceLifecycle
@@ -81,7 +82,9 @@ final class QueueWorkers: Service, Sendable {
       let (log, days) = (logger, configuration.archiveDays)
       services.append(
         PeriodicService(description: "the archive sweeper", interval: .seconds(3600)) {
-          let removed = ArchiveFile.sweep(archive, days: days)
+          // A walk of every archived file (a month of receipts: thousands) blocks its thread:
+          // on a thread of NIO's blocking pool, not on one of the concurrency pool's two.
+          let removed = (try? await NIOThreadPool.singleton.runIfActive { ArchiveFile.sweep(archive, days: days) }) ?? 0
           if removed > 0 { log.info("removed \(removed) archived documents older than \(days) days") }
         })
     }
