@@ -67,4 +67,34 @@ import Testing
     #expect(executions["ReceiptServer.SaveJobStatement"] == 15)
     #expect(unnamedJobWrites == 0, "job rows written by statements parsed for each execution")
   }
+
+  /// A statement whose preparation failed does not stay failed on its connection. postgres-nio
+  /// keeps a failed preparation for the connection's life (every later use answers the same
+  /// error), so the store closes a connection on such an error and the pool opens another. Here
+  /// the preparation fails on `lock_timeout` while another session holds the job table; once it
+  /// lets go, every submission is stored.
+  @Test func aFailedPreparationDoesNotStayWithItsConnection() async throws {
+    let cluster = try PostgresCluster.shared()
+    let url = try cluster.createDatabase()
+    let name = PostgresCluster.databaseName(url)
+    try cluster.psql("ALTER DATABASE \(name) SET lock_timeout = '300ms'")
+    let store = try PostgresJobStore(url: PostgresURL(url)).started()
+    _ = try await store.counts()  // a pooled connection, open: nothing prepared on it yet
+    let lockSQL = "BEGIN; LOCK TABLE job IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;"
+    let lock = Task { try? await offPool { try cluster.psql(lockSQL, database: name) } }
+    let held =
+      "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+      + "WHERE c.relname = 'job' AND l.mode = 'AccessExclusiveLock' AND l.granted"
+    #expect(try await eventually(seconds: 20, poll: 0.02) { try cluster.psql(held, database: name) == "1" })
+    let request = JobRequest(printer: "bar", template: "receipt", data: PostgresStoreTests.order)
+    await #expect(throws: (any Error).self, "the table is locked: the insert's preparation times out") {
+      try await store.submit(request, idempotencyKey: nil)
+    }
+    _ = await lock.value
+    for _ in 0..<5 {
+      #expect(try await store.submit(request, idempotencyKey: nil).created)
+    }
+    #expect(try await store.counts().count("bar", .queued) == 5)
+    await store.close()
+  }
 }

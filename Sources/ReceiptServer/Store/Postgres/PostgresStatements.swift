@@ -27,10 +27,25 @@ extension PreparedJobStatement {
 
 extension PostgresConnection {
   /// The rows of `statement`, prepared on this connection the first time it runs here.
+  ///
+  /// postgres-nio keeps a preparation that failed for the connection's life: every later use of
+  /// the statement there answers the same error (a `lock_timeout` while a migration held the
+  /// table would stop every submission on that connection for good). So an error the server
+  /// answered closes the connection — the pool opens a fresh one, a printer's session is taken
+  /// again — unless it is an integrity violation (class 23: an idempotency key stored meanwhile),
+  /// which only an execution can raise.
   func rows<Statement: PreparedJobStatement>(_ statement: Statement, logger: Logger) async throws -> [PostgresRow] {
-    var rows: [PostgresRow] = []
-    for try await row in try await execute(statement, logger: logger) { rows.append(row) }
-    return rows
+    do {
+      var rows: [PostgresRow] = []
+      for try await row in try await execute(statement, logger: logger) { rows.append(row) }
+      return rows
+    } catch let error as PSQLError where error.code == .server {
+      if error.serverInfo?[.sqlState]?.hasPrefix("23") != true {
+        logger.warning("closing a PostgreSQL session after \(Statement.name) failed: \(StatementError.describe(error))")
+        try? await close()
+      }
+      throw error
+    }
   }
 }
 
