@@ -108,6 +108,10 @@ final class ConnectionRegistry: Sendable {
     /// While it sends a request: when its head came (uptime, ns) and the body bytes since.
     var receivingSince: UInt64?
     var received = 0
+    /// When it opened (uptime, ns), and whether it has sent a request yet: a connection that
+    /// opened a moment ago has not had time to send one.
+    var openedAt: UInt64 = 0
+    var requested = false
   }
 
   private struct State {
@@ -138,7 +142,7 @@ final class ConnectionRegistry: Sendable {
     let evict: (any Channel)? = state.withLock { state in
       state.tick += 1
       let id = ObjectIdentifier(channel)
-      state.entries[id] = Entry(channel: channel, idleSince: state.tick)
+      state.entries[id] = Entry(channel: channel, idleSince: state.tick, openedAt: now)
       guard state.entries.count > maxConnections else { return nil }
       guard let victim = Self.victim(among: state.entries, sparing: id, now: now) else { return nil }
       return state.entries.removeValue(forKey: victim)?.channel
@@ -168,6 +172,7 @@ final class ConnectionRegistry: Sendable {
     let now = NIODeadline.now().uptimeNanoseconds
     state.withLock {
       $0.entries[ObjectIdentifier(channel)]?.idleSince = nil
+      $0.entries[ObjectIdentifier(channel)]?.requested = true
       $0.entries[ObjectIdentifier(channel)]?.receivingSince = now
       $0.entries[ObjectIdentifier(channel)]?.received = 0
     }
@@ -188,8 +193,14 @@ final class ConnectionRegistry: Sendable {
   /// at once: when every connection was busy as new ones came, none could be
   /// closed to make room then, and without this the surplus stayed open until its header
   /// timeout — while connections past the listener's hard cap (four times `maxConnections`)
-  /// waited in the kernel's backlog, `/healthz` among them (seen with 40 event streams).
+  /// waited in the kernel's backlog, `/healthz` among them (seen with 40 event streams). A
+  /// connection that opened less than ``rateGrace`` ago and has not sent a request yet is not
+  /// closed here: it is a client about to ask (a till's `/healthz` right after 40 event streams
+  /// opened was closed before its request arrived, each ended stream closing the idlest
+  /// connection left); past the grace it is idle like any other, and a new connection still
+  /// makes room by closing it (``opened(_:)``).
   func idle(_ channel: any Channel) {
+    let now = NIODeadline.now().uptimeNanoseconds
     let evict: (any Channel)? = state.withLock { state in
       state.tick += 1
       let id = ObjectIdentifier(channel)
@@ -197,7 +208,9 @@ final class ConnectionRegistry: Sendable {
       state.entries[id]?.receivingSince = nil
       guard state.entries.count > maxConnections else { return nil }
       // Not this one: its answer's end is still being written.
-      let idlest = state.entries.filter { $0.key != id && $0.value.idleSince != nil }.min {
+      let idlest = state.entries.filter {
+        $0.key != id && $0.value.idleSince != nil && ($0.value.requested || now >= $0.value.openedAt + Self.rateGrace)
+      }.min {
         $0.value.idleSince! < $1.value.idleSince!
       }
       guard let victim = idlest?.key else { return nil }
