@@ -80,16 +80,22 @@ import Testing
     try cluster.psql("ALTER DATABASE \(name) SET lock_timeout = '300ms'")
     let store = try PostgresJobStore(url: PostgresURL(url)).started()
     _ = try await store.counts()  // a pooled connection, open: nothing prepared on it yet
-    let lockSQL = "BEGIN; LOCK TABLE job IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(3); COMMIT;"
+    // Another session takes the job table and keeps it until this test cancels it (or for 60 s):
+    // however slow the machine, the submission below runs while the table is locked.
+    let lockSQL = "BEGIN; LOCK TABLE job IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT;"
     let lock = Task { try? await offPool { try cluster.psql(lockSQL, database: name) } }
-    let held =
-      "SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
+    let holder =
+      "FROM pg_locks l JOIN pg_class c ON c.oid = l.relation "
       + "WHERE c.relname = 'job' AND l.mode = 'AccessExclusiveLock' AND l.granted"
-    #expect(try await eventually(seconds: 20, poll: 0.02) { try cluster.psql(held, database: name) == "1" })
+    #expect(
+      try await eventually(seconds: 30, poll: 0.05) {
+        try await offPool { try cluster.psql("SELECT count(*) \(holder)", database: name) } == "1"
+      }, "the lock is held")
     let request = JobRequest(printer: "bar", template: "receipt", data: PostgresStoreTests.order)
     await #expect(throws: (any Error).self, "the table is locked: the insert's preparation times out") {
       try await store.submit(request, idempotencyKey: nil)
     }
+    _ = try await offPool { try cluster.psql("SELECT pg_cancel_backend(l.pid) \(holder)", database: name) }
     _ = await lock.value
     for _ in 0..<5 {
       #expect(try await store.submit(request, idempotencyKey: nil).created)
