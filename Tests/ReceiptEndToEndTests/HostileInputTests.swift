@@ -141,24 +141,49 @@ import Testing
   }
 
   /// 2,000 event streams (and 40 with maxConnections 8) leave the API answering: streams have a
-  /// cap of their own, and the oldest one ends when a new one comes.
+  /// cap of their own, and the oldest one ends when a new one comes. The streams are held by a
+  /// process of their own (Python's sockets): 2,000 descriptors in this test process made
+  /// Foundation's `Process.run` of a test running beside it crash (it copies every open
+  /// descriptor's number into a buffer of its own).
   @Test(arguments: [(2000, ""), (40, #""maxConnections": 8"#)])
   func eventStreamsCannotLockTheAPIOut(streams: Int, settings: String) throws {
-    var limit = rlimit()
-    getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    limit.rlim_cur = limit.rlim_max
-    setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    let (daemon, _) = try daemon(settings: settings)
+    let (daemon, work) = try daemon(settings: settings)
     defer { _ = daemon.terminate() }
-    var sockets: [Int32] = []
-    defer { sockets.forEach { close($0) } }
-    let request = Array("GET /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8)
-    for _ in 0..<streams {
-      guard let fd = try? Loopback.connect(port: daemon.port) else { break }
-      _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-      sockets.append(fd)
+    let ready = work.appendingPathComponent("streams-\(streams)")
+    let script = """
+      import resource, socket, sys, time
+      port, count, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+      _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+      resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+      request = b"GET /v1/events HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nAccept: text/event-stream\\r\\n\\r\\n"
+      held = []
+      for _ in range(count):
+          try:
+              connection = socket.create_connection(("127.0.0.1", port), timeout=10)
+              connection.sendall(request)
+              held.append(connection)
+          except OSError:
+              break
+      open(ready + ".part", "w").write(str(len(held)))
+      import os
+      os.rename(ready + ".part", ready)
+      time.sleep(120)  # ended by the test; bounded if the test is gone
+      """
+    let holder = Process()
+    holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    holder.arguments = ["-c", script, "\(daemon.port)", "\(streams)", ready.path]
+    holder.standardInput = FileHandle.nullDevice
+    holder.standardOutput = FileHandle.nullDevice
+    holder.standardError = FileHandle.nullDevice
+    try holder.run()
+    defer {
+      // SIGKILL: a child started from this process may inherit a mask that blocks SIGTERM.
+      kill(holder.processIdentifier, SIGKILL)
+      holder.waitUntilExit()
     }
-    #expect(sockets.count == streams, "every stream connected")
+    #expect(waitUntil(seconds: 60, poll: 0.05) { FileManager.default.fileExists(atPath: ready.path) })
+    let connected = Int((try? String(contentsOf: ready, encoding: .utf8)) ?? "") ?? 0
+    #expect(connected == streams, "every stream connected")
     #expect(alive(daemon), "/healthz answers beside \(streams) streams")
     #expect(
       try daemon.request("GET", "/v1/jobs", headers: ["Authorization": "Bearer \(Self.token)"], timeout: 2).status
