@@ -151,7 +151,7 @@ import Testing
     defer { _ = daemon.terminate() }
     let ready = work.appendingPathComponent("streams-\(streams)")
     let script = """
-      import resource, socket, sys, time
+      import os, resource, socket, sys, time
       port, count, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
       _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
       resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -165,7 +165,6 @@ import Testing
           except OSError:
               break
       open(ready + ".part", "w").write(str(len(held)))
-      import os
       os.rename(ready + ".part", ready)
       time.sleep(120)  # ended by the test; bounded if the test is gone
       """

@@ -9,16 +9,21 @@ import Testing
 /// log shows them (`log_min_duration_statement = 0` logs each parse, bind and execute with the
 /// statement's name): the work of parsing and planning is not paid per job.
 @Suite struct PostgresPreparedStatementTests {
+  /// A database of its own with `setting` for every session, and a started store on it.
+  func database(setting: String) throws -> (PostgresCluster, name: String, PostgresJobStore) {
+    let cluster = try PostgresCluster.shared()
+    let url = try cluster.createDatabase()
+    let name = PostgresCluster.databaseName(url)
+    try cluster.psql("ALTER DATABASE \(name) SET \(setting)")
+    return (cluster, name, try PostgresJobStore(url: PostgresURL(url)).started())
+  }
+
   /// Five jobs submitted, claimed and completed: each of the statements they use is parsed once
   /// by each session that runs it and executed once per use, and none of them goes through an
   /// unnamed statement (parsed for every execution). The jobs' 64-bit CUPS job IDs, saved by a
   /// statement whose first execution bound NULL there, are stored whole.
   @Test func aJobsStatementsAreParsedOncePerSession() async throws {
-    let cluster = try PostgresCluster.shared()
-    let url = try cluster.createDatabase()
-    let name = PostgresCluster.databaseName(url)
-    try cluster.psql("ALTER DATABASE \(name) SET log_min_duration_statement = 0")
-    let store = try PostgresJobStore(url: PostgresURL(url)).started()
+    let (cluster, name, store) = try database(setting: "log_min_duration_statement = 0")
     #expect(try await store.own(printer: "bar", maxCrashes: 3) == [])
     let cupsJobIDs = (1...5).map { 5_000_000_000 + $0 }
     for cupsJobID in cupsJobIDs {
@@ -74,11 +79,7 @@ import Testing
   /// the preparation fails on `lock_timeout` while another session holds the job table; once it
   /// lets go, every submission is stored.
   @Test func aFailedPreparationDoesNotStayWithItsConnection() async throws {
-    let cluster = try PostgresCluster.shared()
-    let url = try cluster.createDatabase()
-    let name = PostgresCluster.databaseName(url)
-    try cluster.psql("ALTER DATABASE \(name) SET lock_timeout = '300ms'")
-    let store = try PostgresJobStore(url: PostgresURL(url)).started()
+    let (cluster, name, store) = try database(setting: "lock_timeout = '300ms'")
     _ = try await store.counts()  // a pooled connection, open: nothing prepared on it yet
     // Another session takes the job table and keeps it until this test cancels it (or for 60 s):
     // however slow the machine, the submission below runs while the table is locked.
