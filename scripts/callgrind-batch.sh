@@ -4,7 +4,7 @@
 # this). The orders are the shipped examples in every shipped locale, mixed as
 # `make bench-batch` mixes them (seed 35). Prints instructions per receipt for PDF and ESC/POS
 # and the largest inclusive shares (binding, layout, drawing, encoding).
-#   scripts/callgrind-batch.sh [ORDERS] [BINARY]
+#   scripts/callgrind-batch.sh [ORDERS] [BINARY]    (KEEP=1 keeps the profiles in /tmp/receipt-callgrind-batch-*)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { apt-get update -qq && apt-get install -y -qq valgrind >/dev/null; }
@@ -12,7 +12,7 @@ orders=${1:-100}
 binary=${2:-.build/release/receipt}
 [[ -x "$binary" ]] || scripts/swift-build.sh --product receipt
 work=$(mktemp -d /tmp/receipt-callgrind-batch-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[[ -n "${KEEP:-}" ]] || rm -rf "$work"' EXIT
 python3 - "$orders" "$work/orders.jsonl" <<'PY'
 import glob, json, random, sys
 random.seed(35)

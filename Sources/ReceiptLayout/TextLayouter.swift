@@ -48,16 +48,19 @@ final class TextLayouter {
   /// its text again (a hostile order's megabyte paragraphs are prepared, never kept); when full
   /// it keeps the texts asked for again since it last filled (the header, the menu) and lets go
   /// of the others (an order's number), see ``KeptTable``.
-  private var kept = KeptTable<KeptKey, KeptText>(capacity: keptParagraphLimit)
-  private var keptUnits = 0
+  /// (Unchecked exclusivity, here and for the counters below: a layouter is one worker's, and
+  /// no access to them calls back into it; checked at run time they were half a percent of a
+  /// receipt — the table is asked hundreds of times a receipt.)
+  @exclusivity(unchecked) private var kept = KeptTable<KeptKey, KeptText>(capacity: keptParagraphLimit)
+  @exclusivity(unchecked) private var keptUnits = 0
   static let keptParagraphLimit = 4096
   static let keptTextLimit = 4096
   static let keptUnitsLimit = 1 << 20
   /// Boxes kept per text (a text is laid out at one or two widths: a cell's, a page's).
   static let keptBoxesPerText = 2
   /// Texts prepared afresh, and served from ``kept`` (tests check that both happen).
-  private(set) var preparedTexts = 0
-  private(set) var keptHits = 0
+  @exclusivity(unchecked) private(set) var preparedTexts = 0
+  @exclusivity(unchecked) private(set) var keptHits = 0
 
   /// A text's prepared paragraphs and what was worked out from them: a text is asked for its
   /// natural and narrowest widths and laid out, receipt after receipt, with the same answers.

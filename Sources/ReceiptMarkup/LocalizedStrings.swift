@@ -11,7 +11,17 @@ struct LocalizedStrings {
   /// Whether any `@key` was looked up (warnings about files only matter then).
   private(set) var used = false
 
+  /// Where a text's parts (``Part``) are kept once worked out.
+  private let bindings: ParsedBindings
+
+  /// A piece of a text to localize: text as it is, or a `@key` word.
+  enum Part: Sendable {
+    case text(String)
+    case key(String)
+  }
+
   init(directory: URL, locale: Locale, templateLocale: Locale? = nil, caches: MarkupCaches) {
+    bindings = caches.bindings
     let key = "\(directory.path)\u{0}\(locale.identifier)\u{0}\(templateLocale?.identifier ?? "")"
     let merged = caches.files.mergedStrings(in: directory.path, key: key) {
       func names(_ locale: Locale) -> [String] {
@@ -41,26 +51,43 @@ struct LocalizedStrings {
   /// Replaces `@key` words (at the start or after a space or bracket) with their strings; `@@` is a literal `@`.
   mutating func localize(_ text: String) -> String {
     guard text.utf8.contains(UInt8(ascii: "@")) else { return text }  // a byte test, not NSString
+    // Where the words are depends on the text alone: found once per text (``ParsedBindings``).
     var out = ""
+    for part in bindings.localization(text, parse: { Self.parts(of: text) }) {
+      switch part {
+      case .text(let s): out += s
+      case .key(let key): out += lookup(key)
+      }
+    }
+    return out
+  }
+
+  /// A text's `@key` words and the text around them (`@@` becomes a literal `@`).
+  static func parts(of text: String) -> [Part] {
+    var parts: [Part] = []
+    var literal = ""
     let chars = Array(text)
     var i = 0
     while i < chars.count {
       let atWordStart = i == 0 || chars[i - 1].isWhitespace || "([{".contains(chars[i - 1])
       if chars[i] == "@", i + 1 < chars.count, chars[i + 1] == "@" {
-        out.append("@")
+        literal.append("@")
         i += 2
       } else if chars[i] == "@", atWordStart, i + 1 < chars.count, chars[i + 1].isLetter {
         var j = i + 1
         while j < chars.count, chars[j].isLetter || chars[j].isNumber || "_.-".contains(chars[j]) { j += 1 }
         while j > i + 1, chars[j - 1] == "." || chars[j - 1] == "-" { j -= 1 }
-        out += lookup(String(chars[(i + 1)..<j]))
+        if !literal.isEmpty { parts.append(.text(literal)) }
+        literal = ""
+        parts.append(.key(String(chars[(i + 1)..<j])))
         i = j
       } else {
-        out.append(chars[i])
+        literal.append(chars[i])
         i += 1
       }
     }
-    return out
+    if !literal.isEmpty { parts.append(.text(literal)) }
+    return parts
   }
 
   /// The warnings: one per missing Strings file of the receipt's locale (when strings are used),

@@ -1,6 +1,6 @@
 @_spi(Internals) import ReceiptModel
 
-/// Attribute and text bindings already parsed, shared by every receipt of the process: a batch
+/// Attribute and text bindings (and texts' `@key` words) already parsed, shared by every receipt of the process: a batch
 /// or a daemon binds the same template texts thousands of times, and parsing them was a tenth of
 /// binding. A parse depends on the text alone (offsets are relative to it; errors are not kept),
 /// so the text is the key (its bytes: see `ExactText`). Bounded: texts of at most ``maximumTextLength`` characters, at most
@@ -11,6 +11,7 @@ final class ParsedBindings: Sendable {
 
   private let interpolations = Locked<[ExactText: [Interpolation.Part]]>([:])
   private let expressions = Locked<[ExactText: (Expression, Int)]>([:])
+  private let localizations = Locked<[ExactText: [LocalizedStrings.Part]]>([:])
 
   /// A text's parts, parsing it with `parse` the first time.
   func interpolation(_ text: String, parse: () throws -> [Interpolation.Part]) rethrows -> [Interpolation.Part] {
@@ -27,6 +28,14 @@ final class ParsedBindings: Sendable {
     let parsed = try parse()
     if text.utf8.count <= Self.maximumTextLength { Self.keep(parsed, for: text, in: expressions) }
     return parsed
+  }
+
+  /// A text's `@key` words and the text around them, found with `parse` the first time.
+  func localization(_ text: String, parse: () -> [LocalizedStrings.Part]) -> [LocalizedStrings.Part] {
+    if let parts = localizations.withLock({ $0[ExactText(text)] }) { return parts }
+    let parts = parse()
+    if text.utf8.count <= Self.maximumTextLength { Self.keep(parts, for: text, in: localizations) }
+    return parts
   }
 
   private static func keep<Value: Sendable>(

@@ -1,3 +1,5 @@
+@_spi(Internals) import ReceiptModel
+
 /// The text of a template file, kept so that a token inside an attribute value or a text run can
 /// be placed exactly (file:line:column of its first character), entities and CDATA accounted for.
 ///
@@ -7,6 +9,12 @@ final class SourceText: Sendable {
   let file: String
   /// The lines, without their line feeds.
   private let lines: [[Character]]
+  /// Locations already worked out (``Locator``), by where the string starts and the offset in
+  /// it: a formatter's location is asked for at every use (its checks take one) and is the same
+  /// for every receipt of the template — worked out afresh it was half a percent of a receipt.
+  /// Bounded: at most ``maxLocated`` entries (a template has a few hundred places).
+  fileprivate let located = Locked<[Locator.Key: SourceLocation]>([:])
+  static let maxLocated = 4096
 
   init(_ text: String, file: String) {
     self.file = file
@@ -148,7 +156,7 @@ final class SourceText: Sendable {
 /// or a warning), so binding a template costs nothing for it.
 struct Locator {
   /// Where the string starts, as libxml2 left it.
-  enum Anchor {
+  enum Anchor: Hashable {
     /// The start itself.
     case point(SourceText.Point)
     /// The value of `name` in the start tag that ends at `tagEnd`.
@@ -176,9 +184,17 @@ struct Locator {
     fallback = location
   }
 
+  /// A character's place: the string's anchor and the character's offset from it.
+  struct Key: Hashable {
+    let anchor: Anchor
+    let offset: Int
+  }
+
   /// The location of the character at `offset` (counted in characters).
   func callAsFunction(_ offset: Int) -> SourceLocation {
     guard let source else { return fallback }
+    let key = Key(anchor: anchor, offset: shift + offset)
+    if let known = source.located.withLock({ $0[key] }) { return known }
     let start: SourceText.Point
     switch anchor {
     case .point(let p): start = p
@@ -187,7 +203,11 @@ struct Locator {
       guard let p = source.attributeValueStarts(ofTagEndingAt: tagEnd)[name] else { return fallback }
       start = p
     }
-    return source.location(source.point(from: start, advancing: shift + offset))
+    let location = source.location(source.point(from: start, advancing: key.offset))
+    source.located.withLock { located in
+      if located.count < SourceText.maxLocated { located[key] = location }
+    }
+    return location
   }
 
   /// A locator for the part of the string that starts at `offset`.

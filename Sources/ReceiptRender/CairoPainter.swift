@@ -173,8 +173,8 @@ final class CairoPainter {
       return
     }
     let utf8 = Array(Self.cairoText(run.text).utf8)
-    let (clusters, backward) = Self.clusters(of: run, utf8Count: utf8.count)
-    var cairoClusters = clusters.map { cairo_text_cluster_t(num_bytes: Int32($0.bytes), num_glyphs: Int32($0.glyphs)) }
+    var cairoClusters: [cairo_text_cluster_t] = []
+    let backward = Self.clusters(of: run, utf8Count: utf8.count, into: &cairoClusters)
     utf8.withUnsafeBufferPointer { bytes in
       bytes.withMemoryRebound(to: CChar.self) { text in
         cairo_show_text_glyphs(
@@ -204,15 +204,24 @@ final class CairoPainter {
       cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
       return
     }
+    // The texts, cluster maps and glyphs of all runs, each array reserved once at its size.
+    var glyphCount = 0
+    var byteCount = 0
+    for run in runs {
+      glyphCount += run.glyphs.count
+      byteCount += run.text.utf8.count
+    }
     var utf8: [UInt8] = []
     var clusters: [cairo_text_cluster_t] = []
-    for run in runs.map({ documentRun($0, cr) }) {
-      let text = Array(Self.cairoText(run.text).utf8)
-      for (bytes, count) in Self.clusters(of: run, utf8Count: text.count).0 {
-        clusters.append(cairo_text_cluster_t(num_bytes: Int32(bytes), num_glyphs: Int32(count)))
-      }
-      utf8 += text
-      glyphs += run.cairoGlyphs
+    utf8.reserveCapacity(byteCount)
+    clusters.reserveCapacity(glyphCount)
+    glyphs.reserveCapacity(glyphCount)
+    for original in runs {
+      let run = documentRun(original, cr)
+      let start = utf8.count
+      utf8.append(contentsOf: Self.cairoText(run.text).utf8)
+      _ = Self.clusters(of: run, utf8Count: utf8.count - start, into: &clusters)
+      run.appendCairoGlyphs(to: &glyphs)
     }
     utf8.withUnsafeBufferPointer { bytes in
       bytes.withMemoryRebound(to: CChar.self) { text in
@@ -231,6 +240,8 @@ final class CairoPainter {
   /// BMP), which keeps every UTF-8 and UTF-16 offset of the cluster map.
   static func cairoText(_ text: String) -> String {
     func isNoncharacter(_ v: UInt32) -> Bool { (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE }
+    // Each noncharacter is U+FDD0 or above, whose UTF-8 starts with 0xEF or more.
+    guard hasByte(atLeast: 0xEF, in: text) else { return text }
     guard text.unicodeScalars.contains(where: { isNoncharacter($0.value) }) else { return text }
     var scalars = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
@@ -243,23 +254,43 @@ final class CairoPainter {
     return String(scalars)
   }
 
-  /// Cluster mapping for cairo: (UTF-8 bytes, glyph count) in text order. Glyphs of a
-  /// right-to-left run are mapped from the end (cairo's BACKWARD flag). One pass over the glyphs,
-  /// no array of their clusters (this was 2 % of a PDF's instructions).
-  static func clusters(of run: GlyphRun, utf8Count: Int) -> ([(bytes: Int, glyphs: Int)], Bool) {
+  /// Whether a text's UTF-8 holds a byte of `least` or more (true when its bytes are not
+  /// contiguous): characters from U+0080 on start with a byte of 0xC2 or more, so a check for
+  /// such characters can skip most texts with a byte scan.
+  static func hasByte(atLeast least: UInt8, in text: String) -> Bool {
+    text.utf8.withContiguousStorageIfAvailable { $0.contains { $0 >= least } } ?? true
+  }
+
+  /// Cluster mapping for cairo, appended to `clusters`: (UTF-8 bytes, glyph count) in text
+  /// order; returns whether the glyphs are mapped from the end (a right-to-left run: cairo's
+  /// BACKWARD flag). One pass over the glyphs, no array of their clusters (this was 2 % of a
+  /// PDF's instructions), written straight into cairo's array.
+  static func clusters(of run: GlyphRun, utf8Count: Int, into clusters: inout [cairo_text_cluster_t]) -> Bool {
+    func append(_ bytes: Int, _ glyphs: Int) {
+      clusters.append(cairo_text_cluster_t(num_bytes: Int32(bytes), num_glyphs: Int32(glyphs)))
+    }
     let glyphs = run.glyphs
     let count = glyphs.count
-    func cluster(_ i: Int) -> Int { run.rightToLeft ? glyphs[count - 1 - i].cluster : glyphs[i].cluster }
-    let whole: ([(bytes: Int, glyphs: Int)], Bool) = ([(utf8Count, count)], false)
+    let backward = run.rightToLeft
+    func cluster(_ i: Int) -> Int { backward ? glyphs[count - 1 - i].cluster : glyphs[i].cluster }
     let utf16Count = run.text.utf16.count
-    guard count > 0, cluster(0) >= 0 else { return whole }
-    var last = cluster(0)
-    for i in 1..<count {
-      let c = cluster(i)
-      guard c >= last else { return whole }
-      last = c
+    var ordered = count > 0 && cluster(0) >= 0
+    if ordered {
+      var last = cluster(0)
+      for i in 1..<count {
+        let c = cluster(i)
+        guard c >= last else {
+          ordered = false
+          break
+        }
+        last = c
+      }
+      ordered = ordered && last <= utf16Count
     }
-    guard last <= utf16Count else { return whole }
+    guard ordered else {
+      append(utf8Count, count)
+      return false
+    }
     // UTF-8 offset of every UTF-16 offset of the text; the same offset in ASCII.
     let ascii = run.text.utf8.count == utf16Count
     var utf8At: [Int] = []
@@ -275,18 +306,17 @@ final class CairoPainter {
     func utf8(_ offset: Int) -> Int { ascii ? offset : utf8At[offset] }
     // Groups of equal cluster values; each owns the text up to the next group's cluster (the
     // first from the text's start).
-    var result: [(bytes: Int, glyphs: Int)] = []
     var (start, current, glyphCount) = (0, cluster(0), 0)
     for i in 0..<count {
       let c = cluster(i)
       if c != current {
-        result.append((utf8(c) - utf8(start), glyphCount))
+        append(utf8(c) - utf8(start), glyphCount)
         (start, current, glyphCount) = (c, c, 0)
       }
       glyphCount += 1
     }
-    result.append((utf8(utf16Count) - utf8(start), glyphCount))
-    return (result, run.rightToLeft)
+    append(utf8(utf16Count) - utf8(start), glyphCount)
+    return backward
   }
 }
 
@@ -306,6 +336,13 @@ extension GlyphRun {
   /// The run's glyphs at their page positions, as cairo takes them.
   fileprivate var cairoGlyphs: [cairo_glyph_t] {
     glyphs.map { cairo_glyph_t(index: UInt($0.id), x: origin.x + $0.x, y: origin.y + $0.y) }
+  }
+
+  /// Appends the run's glyphs at their page positions to cairo's array.
+  fileprivate func appendCairoGlyphs(to array: inout [cairo_glyph_t]) {
+    for glyph in glyphs {
+      array.append(cairo_glyph_t(index: UInt(glyph.id), x: origin.x + glyph.x, y: origin.y + glyph.y))
+    }
   }
 
   /// Whether another run can be drawn in the same cairo text call (same font, size and ink).

@@ -29,6 +29,23 @@ import Testing
     }
   }
 
+  /// Locations are kept per template text and place once worked out (``SourceText``): two
+  /// bindings of one text, and one of an attribute, warn at their own columns for every receipt.
+  @Test func eachBindingOfATextWarnsAtItsOwnColumnEveryTime() throws {
+    let line = #"<receipt><text>Hi ${first}, ${second}</text><qrcode data="x ${third}"/></receipt>"#
+    let fixture = try TemplateFixture(["t.xml": line])
+    func column(_ s: String) -> Int { line.distance(from: line.startIndex, to: line.range(of: s)!.lowerBound) + 1 }
+    for _ in 0..<3 {
+      let warnings = try fixture.library.validate(template: "t", data: Data("{}".utf8))
+      #expect(
+        warnings == [
+          "t.xml:1:\(column("first")): no value at $first in the order data; printed empty",
+          "t.xml:1:\(column("second")): no value at $second in the order data; printed empty",
+          "t.xml:1:\(column("third")): no value at $third in the order data; printed empty",
+        ], "\(warnings)")
+    }
+  }
+
   /// A text that does not parse fails at its own place every time (errors are not kept).
   @Test func aBadTextFailsAtEachPlace() throws {
     let bad = "${items | sum:'total +' }"

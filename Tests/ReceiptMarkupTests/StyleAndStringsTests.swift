@@ -46,6 +46,20 @@ import Testing
     #expect(en.texts == ["Thanks!"])
   }
 
+  /// A text's `@key` words are found once for the process (``ParsedBindings``); the strings are
+  /// still each receipt's locale's, and a missing key still warns each time.
+  @Test func oneTextInTurnsOfLocalesTakesEachLocalesStrings() throws {
+    let fixture = try TemplateFixture([
+      "t.xml": "<receipt><text>(@thanks) @gone @@x</text></receipt>",
+      "Strings/de.json": #"{"thanks": "Danke!"}"#, "Strings/en.json": #"{"thanks": "Thanks!"}"#,
+    ])
+    for locale in ["de_DE", "en_US", "de_AT", "en_GB"] {
+      let r = try fixture.render(options: TemplateOptions(locale: locale))
+      #expect(r.texts == [locale.hasPrefix("de") ? "(Danke!) gone @x" : "(Thanks!) gone @x"], "\(locale)")
+      #expect(r.warnings.contains { $0.contains("@gone") }, "\(locale): \(r.warnings)")
+    }
+  }
+
   @Test func rightToLeftLocalesSetTheDirectionAndIsolateValues() throws {
     let r = try TemplateFixture.body(
       "<text>هاتف $phone</text>", data: #"{"phone": "+971 4 123 4567"}"#, options: TemplateOptions(locale: "ar"))
