@@ -55,18 +55,14 @@ start_dnssd_daemons "$run_dir"
 
 if [[ ${RECEIPT_SEQUENTIAL_TESTS:-0} != 1 ]]; then
   # The end-to-end suites in two processes: the command line's and the daemon's.
-  cli='ReceiptEndToEndTests\.(CLI|Batch|Browser|CodeHyphenation|OrderCrash|DaemonCrash|ParagraphIndent|RasterAgreement|StreamStrictness|Template|Archive|Webhook|Contract|EReceipt|SquareOrder)'
-  # The Debian package's suites (its installation is the run's longest chain of one test) go with
-  # the daemon's in-process suites, the shortest process.
-  debian='ReceiptEndToEndTests\.DebianPackage'
+  cli='ReceiptEndToEndTests\.(CLI|Batch|Browser|CodeHyphenation|OrderCrash|DaemonCrash|ParagraphIndent|RasterAgreement|StreamStrictness|Template|Archive|Webhook|Contract|EReceipt|SquareOrder|DebianPackage)'
   phase "the command line's end-to-end suites" e2e-cli 0 --filter "$cli" "$@" &
   phases=($!)
-  phase "the daemon's end-to-end suites" e2e-daemon 1 --filter ReceiptEndToEndTests --skip "$cli" --skip "$debian" "$@" &
+  phase "the daemon's end-to-end suites" e2e-daemon 1 --filter ReceiptEndToEndTests --skip "$cli" "$@" &
   phases+=($!)
   phase "the libraries' suites" libraries 2 --skip ReceiptEndToEndTests --skip ReceiptServerTests "$@" &
   phases+=($!)
-  phase "the daemon's in-process suites and the Debian package's" server 3 --filter ReceiptServerTests \
-    --filter "$debian" "$@" &
+  phase "the daemon's in-process suites" server 3 --filter ReceiptServerTests "$@" &
   phases+=($!)
   wait "${phases[@]}"
   tags=(libraries server e2e-cli e2e-daemon)
