@@ -1,8 +1,8 @@
 @_spi(Internals) import ReceiptModel
 
-/// Attribute and text bindings (and texts' `@key` words) already parsed, shared by every receipt of the process: a batch
-/// or a daemon binds the same template texts thousands of times, and parsing them was a tenth of
-/// binding. A parse depends on the text alone (offsets are relative to it; errors are not kept),
+/// Attribute and text bindings (and texts' `@key` words) already parsed, shared by every receipt
+/// of the process: a batch or a daemon binds the same template texts thousands of times, and
+/// parsing them was a tenth of binding. A parse depends on the text alone (offsets are relative to it; errors are not kept),
 /// so the text is the key (its bytes: see `ExactText`). Bounded: texts of at most ``maximumTextLength`` characters, at most
 /// ``capacity`` of each kind; when full it starts again empty.
 final class ParsedBindings: Sendable {
