@@ -448,8 +448,7 @@ final class TemplateRenderer {
   static func hasRightToLeft(_ text: String) -> Bool {
     // Every such letter is U+0590 or above, whose UTF-8 starts with a byte of 0xD6 or more:
     // text without one (ASCII, Latin, Greek, Cyrillic) is answered by a byte scan.
-    let below = text.utf8.withContiguousStorageIfAvailable { bytes in !bytes.contains { $0 >= 0xD6 } }
-    if below == true { return false }
+    guard ExactText.hasByte(atLeast: 0xD6, in: text) else { return false }
     return text.unicodeScalars.contains { s in
       let v = s.value
       return (0x0590...0x08FF).contains(v) || (0xFB1D...0xFDFF).contains(v) || (0xFE70...0xFEFF).contains(v)

@@ -24,6 +24,14 @@ package struct ExactText: Hashable, Sendable {
     return a.utf8.elementsEqual(b.utf8)
   }
 
+  /// Whether a string's UTF-8 holds a byte of `least` or more. Characters from U+0080 on start
+  /// with a byte of 0xC2 or more (U+0590 with 0xD6, U+FDD0 with 0xEF), so a check for such
+  /// characters can pass over most texts with a scan of their bytes in place.
+  package static func hasByte(atLeast least: UInt8, in string: String) -> Bool {
+    string.utf8.withContiguousStorageIfAvailable { $0.contains { $0 >= least } }
+      ?? string.utf8.contains { $0 >= least }
+  }
+
   /// Feeds a string's UTF-8 bytes to a hasher.
   package static func hashBytes(of string: String, into hasher: inout Hasher) {
     let hashed = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }

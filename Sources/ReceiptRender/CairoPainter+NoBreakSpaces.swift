@@ -21,7 +21,7 @@ extension CairoPainter {
   /// space drawn with the font's own glyph for it becomes the font's space glyph, and a space
   /// in the text.
   func documentRun(_ run: GlyphRun, _ cr: OpaquePointer) -> GlyphRun {
-    guard Self.hasByte(atLeast: 0xC2, in: run.text), run.text.utf16.contains(where: Self.noBreakSpaces.contains)
+    guard ExactText.hasByte(atLeast: 0xC2, in: run.text), run.text.utf16.contains(where: Self.noBreakSpaces.contains)
     else { return run }
     let blanks = blankGlyphs(for: run.font, cr)
     guard let space = blanks[0x20] else { return run }

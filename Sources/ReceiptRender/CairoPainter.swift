@@ -241,7 +241,7 @@ final class CairoPainter {
   static func cairoText(_ text: String) -> String {
     func isNoncharacter(_ v: UInt32) -> Bool { (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE }
     // Each noncharacter is U+FDD0 or above, whose UTF-8 starts with 0xEF or more.
-    guard hasByte(atLeast: 0xEF, in: text) else { return text }
+    guard ExactText.hasByte(atLeast: 0xEF, in: text) else { return text }
     guard text.unicodeScalars.contains(where: { isNoncharacter($0.value) }) else { return text }
     var scalars = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
@@ -252,13 +252,6 @@ final class CairoPainter {
       }
     }
     return String(scalars)
-  }
-
-  /// Whether a text's UTF-8 holds a byte of `least` or more (true when its bytes are not
-  /// contiguous): characters from U+0080 on start with a byte of 0xC2 or more, so a check for
-  /// such characters can skip most texts with a byte scan.
-  static func hasByte(atLeast least: UInt8, in text: String) -> Bool {
-    text.utf8.withContiguousStorageIfAvailable { $0.contains { $0 >= least } } ?? true
   }
 
   /// Cluster mapping for cairo, appended to `clusters`: (UTF-8 bytes, glyph count) in text

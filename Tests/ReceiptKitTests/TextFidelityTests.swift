@@ -57,6 +57,17 @@ import Testing
     #expect(text.contains("Summe 12,50 € · 1 234 g") && text.contains("Gesamt 12,50 €"), "\(text)")
   }
 
+  /// Noncharacters in order data (U+FFFE, U+FDD0, U+1FFFE — valid JSON, refused by cairo as
+  /// invalid UTF-8, which failed the whole PDF) are written as replacement characters, each in
+  /// its place among the text around it. Read by poppler.
+  @Test func noncharactersInDataBecomeReplacementCharactersInThePDFText() throws {
+    let document = try document(
+      #"<receipt paper="58mm" font="DejaVu Sans 9"><text>$note</text><text>plain</text></receipt>"#,
+      #"{"note": "A\uFFFEB \uFDD0 C\ud83f\udffeD"}"#)
+    let text = try pdfText(document)
+    #expect(text.contains("A\u{FFFD}B \u{FFFD} C\u{1FFFD}D") && text.contains("plain"), "\(text.debugDescription)")
+  }
+
   @Test func arabicDataInAGermanReceiptKeepsItsPlaceAndTheAmountStaysRight() throws {
     let document = try document(
       Self.template.replacingOccurrences(of: "@street", with: "Adresse:"), Self.order, locale: "de_DE")
