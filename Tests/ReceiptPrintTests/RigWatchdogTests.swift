@@ -8,7 +8,9 @@ import Testing
 /// tests could own.
 @Suite struct RigWatchdogTests {
   /// A daemon that ignores SIGTERM (as the rig's daemons inherit) and has a child in a process
-  /// group of its own (as cupsd's backends are); its owner is a process that ends after a second.
+  /// group of its own (as cupsd's backends are); its owner is a process the test ends once the
+  /// child runs (an owner that ended by itself after a second was gone before a loaded machine's
+  /// Python had forked the child, CI 2026-12-02).
   @Test func aDaemonsChildrenInGroupsOfTheirOwnGoWithIt() throws {
     let marker = "\(70_000_000 + Int.random(in: 0..<9_999_999))"
     let daemon = """
@@ -21,7 +23,7 @@ import Testing
       """
     let owner = Process()
     owner.executableURL = URL(fileURLWithPath: "/bin/sleep")
-    owner.arguments = ["1"]
+    owner.arguments = ["120"]
     try owner.run()
     let watchdog = Process()
     watchdog.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
@@ -36,6 +38,7 @@ import Testing
     let deadline = Date().addingTimeInterval(10)
     while try !running(), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
     #expect(try running(), "the daemon's child started")
+    owner.terminate()
     owner.waitUntilExit()
     // The watchdog's stop (the daemon killed and reaped) ends it. Not `waitUntilExit`: Foundation
     // learns that a child ended when the socket the child inherited closes, and a grandchild

@@ -8,11 +8,13 @@ import PostgresNIO
 /// (by another daemon, or another request) is read again and the rule applied again. No
 /// transaction is opened and no row stays locked between statements.
 ///
-/// Round trips per change: one for a job this daemon claimed (it keeps the claimed job and its
-/// version, ``ClaimedJob``), two otherwise (read, save); a claim is two (the head, read under the
-/// printer's lock by `receipt_queue_head`, then the save). Before, each was four to six (`BEGIN`,
-/// the lock, `SELECT … FOR UPDATE`, `UPDATE`, `NOTIFY`, `COMMIT`). A job that keeps changing
-/// under a change (three conflicts) is changed under its row's lock instead, which always ends.
+/// Round trips per change: two for a job this daemon claimed (it keeps the claimed job and its
+/// version, ``ClaimedJob``), three otherwise (read, save); a claim is three (the head, read under
+/// the printer's lock by `receipt_queue_head`, then the save) — each counting the confirmation
+/// that the save committed (`confirmCommit`), which postgres-nio does not wait for. Before, each
+/// was four to six (`BEGIN`, the lock, `SELECT … FOR UPDATE`, `UPDATE`, `NOTIFY`, `COMMIT`). A job
+/// that keeps changing under a change (three conflicts) is changed under its row's lock instead,
+/// which always ends.
 extension PostgresJobStore {
   /// How often a change is tried by compare-and-set before it takes the row's lock instead (a
   /// job many writers change at once: each conflict means another writer saved in between).
@@ -51,7 +53,9 @@ extension PostgresJobStore {
       }
       let changed = job
       let saved = try await withConnection { connection in
-        try await self.save(changed, over: current, claim: nil, connection)
+        let version = try await self.save(changed, over: current, claim: nil, connection)
+        if version != nil { try await connection.confirmCommit(logger: self.logger) }
+        return version
       }
       if let version = saved {
         remember(job, version: version, token: token)
@@ -118,6 +122,7 @@ extension PostgresJobStore {
           guard change(&job) else { return .unchanged(job) }
           guard let version = try await self.save(job, over: current, claim: ownership.token, ownership.connection)
           else { return .conflict }
+          try await ownership.connection.confirmCommit(logger: logger)
           return .saved(job, version: version)
         }
       }
@@ -168,7 +173,8 @@ extension PostgresJobStore {
   /// a job no longer printing carries no claim, `claim` (a token) records this daemon's. Sends
   /// the rule's wake-ups (``Job/printersToWake(from:to:)``) in the same statement, only when the
   /// row was saved (`NOTIFY` is delivered at commit). Returns the row's new version, or nil when
-  /// it had changed (nothing written).
+  /// it had changed (nothing written). Run on its own (no `BEGIN`), the save is made only once
+  /// the caller has confirmed its commit (`PostgresConnection.confirmCommit`).
   func save(_ job: Job, over current: VersionedJob, claim: String?, _ connection: PostgresConnection)
     async throws -> String?
   {

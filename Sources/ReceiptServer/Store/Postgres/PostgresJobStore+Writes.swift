@@ -8,11 +8,13 @@ extension PostgresJobStore {
   func insert(_ submission: Submission) async throws -> Inserted {
     let now = Date()
     do {
-      // A job is one statement (its own transaction: one round trip); an order's tickets and a
-      // reprint's number need several, in one transaction.
+      // A job is one statement (its own transaction: one round trip, and one to confirm its
+      // commit); an order's tickets and a reprint's number need several, in one transaction.
       if case .job(let request, let key) = submission {
         return try await withConnection { connection in
           let (job, created) = try await self.insert(request, idempotencyKey: key, now: now, connection)
+          // Stored only once committed, which postgres-nio does not wait for.
+          try await connection.confirmCommit(logger: self.logger)
           return .job(job, created: created)
         }
       }

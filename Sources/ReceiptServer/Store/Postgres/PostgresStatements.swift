@@ -49,6 +49,34 @@ extension PostgresConnection {
   }
 }
 
+extension PostgresConnection {
+  /// Returns once PostgreSQL has committed the statement this connection ran last on its own (in
+  /// no `BEGIN` block): call it after such a write, before anything acts on it (a 202, a print).
+  ///
+  /// postgres-nio ends a statement at its `CommandComplete`, but PostgreSQL commits a statement
+  /// that runs on its own only at the `Sync` after it, and answers with `ReadyForQuery` then. A
+  /// commit that fails in between — a deferred constraint, or a server stopping: with
+  /// `pg_ctl -m immediate` each backend flushes its buffered `CommandComplete` with its farewell
+  /// — left rows for a transaction that never committed (a 202 for a job no table held, CI
+  /// 2026-12-02). A connection runs a statement only after the previous one's `ReadyForQuery`,
+  /// so this one's answer says the commit was made; a failed commit ends the connection
+  /// (postgres-nio takes the late error as unexpected), and this throws.
+  ///
+  /// One round trip of `SELECT 1`, unnamed: postgres-nio drops a statement written to a
+  /// connection already closed, without an answer ever (the caller's bound ends the wait), and
+  /// a prepared one also when the connection closes while it is being prepared; an unnamed one
+  /// fails at once then, and a connection seen closed is not written to.
+  func confirmCommit(logger: Logger) async throws {
+    guard !isClosed else { throw CommitUnconfirmed() }
+    try await query("SELECT 1", logger: logger)
+  }
+}
+
+/// The connection ended before PostgreSQL confirmed a commit: it may or may not have been made.
+struct CommitUnconfirmed: Error, CustomStringConvertible {
+  var description: String { "the connection ended before PostgreSQL confirmed the commit" }
+}
+
 /// A new job, and the wake-up its rule gives (see `PostgresJobStore.insert`): the job's columns
 /// but `sequence` (the database numbers it), then the printer (its submission lock, taken shared)
 /// and the printers to wake.
