@@ -62,14 +62,21 @@ extension PostgresConnection {
   /// so this one's answer says the commit was made; a failed commit ends the connection
   /// (postgres-nio takes the late error as unexpected), and this throws.
   ///
-  /// One round trip of `SELECT 1`, unnamed: postgres-nio drops a statement written to a
-  /// connection already closed, without an answer ever (the caller's bound ends the wait), and
-  /// a prepared one also when the connection closes while it is being prepared; an unnamed one
-  /// fails at once then, and a connection seen closed is not written to.
+  /// One round trip of `SELECT 1`, prepared. A connection seen closed is not written to:
+  /// postgres-nio drops a statement written to a closed connection without ever answering it
+  /// (the caller's bound would end the wait, 15 s later).
   func confirmCommit(logger: Logger) async throws {
     guard !isClosed else { throw CommitUnconfirmed() }
-    try await query("SELECT 1", logger: logger)
+    _ = try await rows(CommitConfirmation(), logger: logger)
   }
+}
+
+/// `SELECT 1`: the statement whose answer confirms the commit of the one before it on its
+/// connection (``PostgresConnection/confirmCommit(logger:)``).
+struct CommitConfirmation: PreparedJobStatement {
+  static let sql = "SELECT 1"
+  static let bindingDataTypes: [PostgresDataType] = []
+  let bindings = PostgresBindings()
 }
 
 /// The connection ended before PostgreSQL confirmed a commit: it may or may not have been made.
