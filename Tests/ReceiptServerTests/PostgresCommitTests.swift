@@ -19,7 +19,8 @@ import Testing
   ) {
     let cluster = try PostgresCluster.shared()
     let url = try PostgresURL(cluster.createDatabase())
-    let store = try PostgresJobStore(url: url).started()
+    // A bound longer than any answer here: a wait that only the bound would end shows.
+    let store = try PostgresJobStore(url: url, timeout: .seconds(60)).started()
     // Migrated: the table exists.
     _ = try await store.counts()
     try cluster.psql(
@@ -51,7 +52,10 @@ import Testing
   }
 
   /// A claim whose commit fails throws: the worker never prints a job the database still has
-  /// queued (another daemon would print it too). A change of another job by its ID likewise.
+  /// queued (another daemon would print it too), and the daemon knows at once that it no longer
+  /// holds the printer (the failed commit ended the session that held it; asking a closed
+  /// session, postgres-nio never answered, and the printer stayed "owned" until the bound). A
+  /// change of another job by its ID likewise.
   @Test func aClaimOrAChangeWhoseCommitFailsIsNotTakenAsSaved() async throws {
     let (cluster, database, store) = try await refusing(
       "UPDATE", when: "NEW.state IN ('printing', 'canceled') AND NEW.template = 'receipt'")
@@ -61,6 +65,9 @@ import Testing
     await #expect(throws: StoreUnavailable.self, "a claim its commit refused was answered as claimed") {
       try await store.claimNext(printer: "bar")
     }
+    let asked = ContinuousClock.now
+    #expect(await store.owns(printer: "bar") == false)
+    #expect(ContinuousClock.now - asked < .seconds(30), "the closed session's answer waited for the bound")
     await #expect(throws: StoreUnavailable.self, "a cancel its commit refused was answered as saved") {
       try await store.update(second.id) { job in
         job.state = .canceled

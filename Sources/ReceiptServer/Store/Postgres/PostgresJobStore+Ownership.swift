@@ -70,6 +70,9 @@ extension PostgresJobStore {
   func owns(printer: String) async -> Bool {
     guard let ownership = owners.withLock({ $0[printer] }) else { return false }
     do {
+      // A session already closed (a claim whose commit failed ends it) is not asked: postgres-nio
+      // would never answer, and the printer would stay this daemon's until the bound.
+      guard !ownership.connection.isClosed else { throw SessionClosed() }
       try await bounded(timeout, what: url.redacted, onTimeout: { try? await ownership.connection.close() }) { _ in
         try await ownership.connection.query("SELECT 1", logger: self.logger)
       }

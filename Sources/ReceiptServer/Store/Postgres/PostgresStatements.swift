@@ -34,7 +34,12 @@ extension PostgresConnection {
   /// answered closes the connection — the pool opens a fresh one, a printer's session is taken
   /// again — unless it is an integrity violation (class 23: an idempotency key stored meanwhile),
   /// which only an execution can raise.
+  ///
+  /// A connection seen closed is not written to: postgres-nio drops a statement written to a
+  /// closed connection without ever answering it (the caller's bound would end the wait, 15 s
+  /// later).
   func rows<Statement: PreparedJobStatement>(_ statement: Statement, logger: Logger) async throws -> [PostgresRow] {
+    guard !isClosed else { throw SessionClosed() }
     do {
       var rows: [PostgresRow] = []
       for try await row in try await execute(statement, logger: logger) { rows.append(row) }
@@ -62,9 +67,7 @@ extension PostgresConnection {
   /// so this one's answer says the commit was made; a failed commit ends the connection
   /// (postgres-nio takes the late error as unexpected), and this throws.
   ///
-  /// One round trip of `SELECT 1`, prepared. A connection seen closed is not written to:
-  /// postgres-nio drops a statement written to a closed connection without ever answering it
-  /// (the caller's bound would end the wait, 15 s later).
+  /// One round trip of `SELECT 1`, prepared.
   func confirmCommit(logger: Logger) async throws {
     guard !isClosed else { throw CommitUnconfirmed() }
     _ = try await rows(CommitConfirmation(), logger: logger)
@@ -82,6 +85,11 @@ struct CommitConfirmation: PreparedJobStatement {
 /// The connection ended before PostgreSQL confirmed a commit: it may or may not have been made.
 struct CommitUnconfirmed: Error, CustomStringConvertible {
   var description: String { "the connection ended before PostgreSQL confirmed the commit" }
+}
+
+/// A statement was not sent: its connection had ended (a failed commit, a bound that closed it).
+struct SessionClosed: Error, CustomStringConvertible {
+  var description: String { "the PostgreSQL session had ended" }
 }
 
 /// A new job, and the wake-up its rule gives (see `PostgresJobStore.insert`): the job's columns
