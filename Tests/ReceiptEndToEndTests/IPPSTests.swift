@@ -93,7 +93,7 @@ import Testing
       let value = line.split(separator: "=", maxSplits: 1).last.map(String.init) ?? ""
       return formatter.date(from: value.replacingOccurrences(of: "  ", with: " "))
     }
-    #expect(parsed.count == 2, "\(dates)")
+    try #require(parsed.count == 2, "\(dates)")
     if parsed.count == 2 {
       #expect(parsed[1].timeIntervalSince(parsed[0]) <= 398 * 86_400, "\(dates)")
       #expect(parsed[1].timeIntervalSinceNow > 300 * 86_400, "\(dates)")

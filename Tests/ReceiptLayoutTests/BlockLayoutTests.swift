@@ -71,7 +71,7 @@ import Testing
       .text(AttributedText("Kitchen")), .drawerKick(.pin2),
     ])
     let receipt = try engine.layout(doc)
-    #expect(receipt.pages.count == 3)
+    try #require(receipt.pages.count == 3)
     #expect(receipt.pages.map(\.cut) == [.partial, .full, nil])
     for page in receipt.pages { #expect(page.cutLength == page.contentHeight.rounded(.up) + 18) }
     #expect(abs(receipt.pages[1].contentHeight - 2 * 11.640625) < 1e-9)

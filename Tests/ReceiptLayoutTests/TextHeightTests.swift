@@ -56,7 +56,7 @@ import Testing
       return nil
     }
     let origin = PageSetup().contentOriginX.points
-    #expect(runs.count == 2)
+    try #require(runs.count == 2)
     let stop = ((runs[0].width / 36).rounded(.down) + 1) * 36
     #expect(abs(runs[1].origin.x - origin - stop) < 1e-9)
   }
@@ -65,6 +65,6 @@ import Testing
 @Test func carriageReturnLineFeedInAttributedText() throws {
   let engine = try ReceiptLayoutEngine()
   let lines = try engine.lines(AttributedText("One\r\nTwo\nThree"), width: 186)
-  #expect(lines.count == 3)
+  try #require(lines.count == 3)
   #expect(lines[2] == "Three")
 }

@@ -60,11 +60,11 @@ import Testing
 }
 
 @Suite struct AttributedTextTests {
-  @Test func appendMergesEqualRuns() {
+  @Test func appendMergesEqualRuns() throws {
     var text = AttributedText("Total ")
     text.append("9.99", TextAttributes())
     text.append(" EUR", TextAttributes(underline: true))
-    #expect(text.runs.count == 2)
+    try #require(text.runs.count == 2)
     #expect(text.runs[0].range == 0..<10)
     #expect(text.runs[1].range == 10..<14)
     #expect(text.attributes(at: 11).underline)

@@ -73,7 +73,7 @@ import Testing
       let sent = try fixture.server.engine.cupsJobs(
         named: PrintWorker.cupsJobName(jobs[0]), queue: "daemon-failover", server: rig.server)
       #expect(sent.count == 1 && sent[0].state == .canceled, "the held CUPS job was canceled: \(sent)")
-      #expect(fixture.printed.count == 2)
+      try #require(fixture.printed.count == 2)
       let text = try Tool.run("pdftotext", [fixture.archive.appendingPathComponent(fixture.printed[0]).path, "-"])
         .stdout
       #expect(text.contains("FOR KITCHEN"), "\(text)")

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresNIO
 import ReceiptKit
 @_spi(Internals) import ReceiptModel
 import ReceiptTestSupport
@@ -34,6 +36,22 @@ import Testing
       Issue.record("a store without its background work stored a job")
     } catch let error as StoreUnavailable {
       #expect(error.reason.contains("its background work is not running"), "\(error)")
+    }
+  }
+
+  /// A connection's failure is told with its cause: a `PSQLError` printed as it is says only that
+  /// it keeps its details to itself, in the logs and in `/readyz` (`StatementError.describe`).
+  @Test func aConnectionErrorIsDescribedWithItsCause() async throws {
+    let port = try PrintRig.freePortForTests()
+    let configuration = PostgresConnection.Configuration(
+      host: "127.0.0.1", port: Int(port), username: "postgres", password: nil, database: "none", tls: .disable)
+    do {
+      _ = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: Logger(label: "test"))
+      Issue.record("connected to a port nobody listens on")
+    } catch {
+      let described = StatementError.describe(error)
+      #expect(described.localizedCaseInsensitiveContains("refused"), "\(described)")
+      #expect(!"\(error)".localizedCaseInsensitiveContains("refused"), "postgres-nio now says why itself: \(error)")
     }
   }
 

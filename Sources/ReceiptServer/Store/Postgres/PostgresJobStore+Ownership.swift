@@ -79,7 +79,7 @@ extension PostgresJobStore {
       return true
     } catch {
       // The session is gone, and with it the lock: another daemon may own the printer now.
-      logger.error("lost printer \(printer): its database session failed (\(error))")
+      logger.error("lost printer \(printer): its database session failed (\(StatementError.describe(error)))")
       try? await ownership.connection.close()
       owners.withLock { _ = $0.removeValue(forKey: printer) }
       return false
@@ -97,7 +97,7 @@ extension PostgresJobStore {
           "SELECT pg_advisory_unlock(\(PostgresSchema.ownerLock), hashtext(\(printer)))", logger: self.logger)
       }
     } catch {
-      logger.warning("could not record the clean release of printer \(printer): \(error)")
+      logger.warning("could not record the clean release of printer \(printer): \(StatementError.describe(error))")
     }
     try? await ownership.connection.close()
   }

@@ -302,7 +302,7 @@ final class PostgresJobStore: JobStore, Sendable {
       }
       return nil
     } catch {
-      return health.withLock { $0 } ?? "\(error)"
+      return health.withLock { $0 } ?? StatementError.describe(error)
     }
   }
 
@@ -348,10 +348,13 @@ struct StatementError: Error, CustomStringConvertible {
   /// A unique constraint was violated (another daemon stored the same key first).
   var isUniqueViolation: Bool { sqlState == "23505" }
 
-  /// A PostgreSQL error's message without the query (which may hold an order's data).
+  /// A PostgreSQL error's message without the query (which may hold an order's data): the
+  /// server's message, else postgres-nio's code and what it wraps (`connectionError: …
+  /// Connection refused`) — a `PSQLError` interpolated says only that it is not saying.
   static func describe(_ error: any Error) -> String {
     guard let error = error as? PSQLError else { return "\(error)" }
     if let message = error.serverInfo?[.message] { return message }
-    return "\(error.code)"
+    guard let underlying = error.underlying else { return "\(error.code)" }
+    return "\(error.code): \(describe(underlying))"
   }
 }

@@ -36,7 +36,9 @@ final class PostgresListener: Sendable {
       do {
         try await listen(to: reference, catchingUp: !first)
       } catch {
-        if !Task.isCancelled { logger.warning("cannot listen for job notifications: \(error); trying again") }
+        if !Task.isCancelled {
+          logger.warning("cannot listen for job notifications: \(StatementError.describe(error)); trying again")
+        }
       }
       first = false
       guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
