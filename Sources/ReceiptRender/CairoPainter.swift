@@ -198,9 +198,7 @@ final class CairoPainter {
     setInk(first.ink, cr)
     var glyphs: [cairo_glyph_t] = []
     guard isDocument else {
-      for run in runs {
-        glyphs += run.cairoGlyphs
-      }
+      for run in runs { run.appendCairoGlyphs(to: &glyphs) }
       cairo_show_glyphs(cr, &glyphs, Int32(glyphs.count))
       return
     }
@@ -328,7 +326,10 @@ extension LaidOutItem {
 extension GlyphRun {
   /// The run's glyphs at their page positions, as cairo takes them.
   fileprivate var cairoGlyphs: [cairo_glyph_t] {
-    glyphs.map { cairo_glyph_t(index: UInt($0.id), x: origin.x + $0.x, y: origin.y + $0.y) }
+    var array: [cairo_glyph_t] = []
+    array.reserveCapacity(glyphs.count)
+    appendCairoGlyphs(to: &array)
+    return array
   }
 
   /// Appends the run's glyphs at their page positions to cairo's array.
