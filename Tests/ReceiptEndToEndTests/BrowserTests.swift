@@ -16,15 +16,10 @@ import Testing
     .appendingPathComponent("../..").standardizedFileURL
 
   /// Starts `receipt design` and returns it with the address it printed.
-  static func design(templates: URL, work: URL, log: URL) throws -> (Process, String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try Tool.shippedBinary())
-    process.arguments = ["design", templates.path, "--port", "0", "--work", work.path]
-    FileManager.default.createFile(atPath: log.path, contents: nil)
-    let handle = try FileHandle(forWritingTo: log)
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
+  static func design(templates: URL, work: URL, log: URL) throws -> (ChildProcess, String) {
+    let process = try ChildProcess(
+      try Tool.shippedBinary(), ["design", templates.path, "--port", "0", "--work", work.path], stdout: .write(log),
+      stderr: .standardOutput)
     let deadline = Date().addingTimeInterval(30)
     while Date() < deadline, process.isRunning {
       let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
@@ -33,7 +28,8 @@ import Testing
       }
       Thread.sleep(forTimeInterval: 0.05)
     }
-    process.terminate()
+    process.send(SIGTERM)
+    process.wait()
     throw RigError("receipt design did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
   }
 
@@ -45,8 +41,8 @@ import Testing
     let (daemon, url) = try Self.design(
       templates: templates, work: work, log: directory.appendingPathComponent("design.log"))
     defer {
-      daemon.terminate()
-      daemon.waitUntilExit()
+      daemon.send(SIGTERM)
+      daemon.wait()
     }
     #expect(url.contains("/#token=") && url.hasPrefix("http://127.0.0.1:"))
     var arguments = [

@@ -71,19 +71,15 @@ import Testing
     #expect(try run("runuser", ["-u", user, "--", "mkdir", "-p", printed]).status == 0)
     let log = work.appendingPathComponent("serve.log")
     FileManager.default.createFile(atPath: log.path, contents: nil)
-    let daemon = Process()
-    daemon.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-    daemon.arguments =
-      ["-u", user, "--", "env", environment, "RECEIPT_PRINTERS=till=dir:\(printed)"] + exec + [
+    // In the unit's working directory (`env --chdir`), as systemd starts it.
+    let daemon = try ChildProcess(
+      "/usr/sbin/runuser",
+      ["-u", user, "--", "env", "--chdir=\(directory)", environment, "RECEIPT_PRINTERS=till=dir:\(printed)"] + exec + [
         "--port", "0", "--ipp-port", "0",
-      ]
-    daemon.currentDirectoryURL = URL(fileURLWithPath: directory)
-    daemon.standardOutput = try FileHandle(forWritingTo: log)
-    daemon.standardError = daemon.standardOutput
-    try daemon.run()
+      ], stdout: .write(log), stderr: .standardOutput)
     defer {
-      kill(daemon.processIdentifier, SIGTERM)
-      daemon.waitUntilExit()
+      daemon.send(SIGTERM)
+      daemon.wait()
     }
     var port: Int?
     #expect(
@@ -100,8 +96,8 @@ import Testing
       waitUntil(seconds: 30) {
         ((try? FileManager.default.contentsOfDirectory(atPath: printed)) ?? []).contains { $0.hasSuffix(".pdf") }
       }, "the job printed into \(printed)")
-    kill(daemon.processIdentifier, SIGTERM)
-    daemon.waitUntilExit()
+    daemon.send(SIGTERM)
+    daemon.wait()
 
     // Man pages render; the bash completion completes an option.
     let pages = try FileManager.default.contentsOfDirectory(atPath: "/usr/share/man/man1").filter {

@@ -12,31 +12,28 @@ import Testing
 
   /// An SMTP server on loopback storing what it receives in `maildir`; stopped by `stop()`.
   final class SMTPServer: @unchecked Sendable {
-    let process = Process()
+    let process: ChildProcess
     let port: UInt16
     let maildir: URL
 
     init(in work: URL) throws {
       port = try PrintRig.freePortForTests()
       maildir = work.appendingPathComponent("Maildir")
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/env")  // the python3 the test tools are in
-      process.arguments = [
-        "python3", "-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(port)", "-c", "aiosmtpd.handlers.Mailbox", maildir.path,
-      ]
       let log = work.appendingPathComponent("smtp.log")
-      FileManager.default.createFile(atPath: log.path, contents: nil)
-      process.standardOutput = try FileHandle(forWritingTo: log)
-      process.standardError = process.standardOutput
-      try process.run()
+      // `env`: the python3 the test tools are in.
+      process = try ChildProcess(
+        "/usr/bin/env",
+        [
+          "python3", "-m", "aiosmtpd", "-n", "-l", "127.0.0.1:\(port)", "-c", "aiosmtpd.handlers.Mailbox", maildir.path,
+        ], stdout: .write(log), stderr: .standardOutput)
       let port = self.port
       let up = waitUntil(seconds: 20) { (try? Loopback.connect(port: port)).map { close($0) } != nil }
       try #require(up, "aiosmtpd listens on \(port): \((try? String(contentsOf: log, encoding: .utf8)) ?? "")")
     }
 
-    /// Stopped with SIGKILL: a child of the test process inherits its blocked SIGTERM.
     func stop() {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
+      process.send(SIGKILL)
+      process.wait()
     }
 
     /// The messages received: recipient, subject, text and the attached PDF.

@@ -168,17 +168,10 @@ import Testing
       os.rename(ready + ".part", ready)
       time.sleep(120)  # ended by the test; bounded if the test is gone
       """
-    let holder = Process()
-    holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-    holder.arguments = ["-c", script, "\(daemon.port)", "\(streams)", ready.path]
-    holder.standardInput = FileHandle.nullDevice
-    holder.standardOutput = FileHandle.nullDevice
-    holder.standardError = FileHandle.nullDevice
-    try holder.run()
+    let holder = try ChildProcess("/usr/bin/python3", ["-c", script, "\(daemon.port)", "\(streams)", ready.path])
     defer {
-      // SIGKILL: a child started from this process may inherit a mask that blocks SIGTERM.
-      kill(holder.processIdentifier, SIGKILL)
-      holder.waitUntilExit()
+      holder.send(SIGKILL)
+      holder.wait()
     }
     #expect(waitUntil(seconds: 60, poll: 0.05) { FileManager.default.fileExists(atPath: ready.path) })
     let connected = Int((try? String(contentsOf: ready, encoding: .utf8)) ?? "") ?? 0

@@ -8,27 +8,21 @@ import Testing
 @Suite struct ScratchTests {
   /// A process that has ended, and its id.
   private func endedProcessID() throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/true")
-    try process.run()
-    process.waitUntilExit()
-    return process.processIdentifier
+    let process = try ChildProcess("/bin/true", [])
+    process.wait()
+    return process.pid
   }
 
   @Test func theDirectoryOfAProcessThatIsGoneIsRemovedAndNoOther() throws {
     let parent = try Scratch.directory("sweep")
-    let running = Process()
-    running.executableURL = URL(fileURLWithPath: "/bin/sleep")
-    running.arguments = ["30"]
-    try running.run()
+    let running = try ChildProcess("/bin/sleep", ["30"])
     defer {
-      // SIGKILL: a test process may hand its children SIGTERM blocked.
-      kill(running.processIdentifier, SIGKILL)
-      running.waitUntilExit()
+      running.send(SIGKILL)
+      running.wait()
     }
     let gone = try endedProcessID()
     let names = [
-      "receipt-test-\(gone)", "receipt-test-\(running.processIdentifier)", "receipt-test-\(getpid())",
+      "receipt-test-\(gone)", "receipt-test-\(running.pid)", "receipt-test-\(getpid())",
       "receipt-test-notes", "other-\(gone)",
     ]
     for name in names {
@@ -48,16 +42,13 @@ import Testing
     try FileManager.default.createDirectory(
       at: parent.appendingPathComponent("receipt-test-\(gone)"), withIntermediateDirectories: true)
     // A stand-in watchdog: its command line names the process as the real ones do.
-    let watchdog = Process()
-    watchdog.executableURL = URL(fileURLWithPath: "/bin/sh")
-    watchdog.arguments = ["-c", "sleep 1; : kill -0 \(gone) ; true"]
-    try watchdog.run()
+    let watchdog = try ChildProcess("/bin/sh", ["-c", "sleep 1; : kill -0 \(gone) ; true"])
     let start = Date()
     Scratch.sweep(in: parent.path)
     let waited = Date().timeIntervalSince(start)
     #expect(!watchdog.isRunning)
     #expect(waited >= 0.5)
     #expect(try FileManager.default.contentsOfDirectory(atPath: parent.path).isEmpty)
-    watchdog.waitUntilExit()
+    watchdog.wait()
   }
 }

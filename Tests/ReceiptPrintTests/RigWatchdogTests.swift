@@ -21,37 +21,19 @@ import Testing
           os.execvp("sleep", ["sleep", "\(marker)"])
       time.sleep(600)
       """
-    let owner = Process()
-    owner.executableURL = URL(fileURLWithPath: "/bin/sleep")
-    owner.arguments = ["120"]
-    try owner.run()
-    let watchdog = Process()
-    watchdog.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-    watchdog.arguments = [
-      "/bin/sh", "-c", PrintRig.watchdog(owner: owner.processIdentifier), "/usr/bin/python3", "-c", daemon,
-    ]
-    // Not the test's output: a child left running would hold it open.
-    watchdog.standardOutput = FileHandle.nullDevice
-    watchdog.standardError = FileHandle.nullDevice
-    try watchdog.run()
+    let owner = try ChildProcess("/bin/sleep", ["120"])
+    // Output to /dev/null, not the test's: a child left running would hold it open.
+    let watchdog = try ChildProcess(
+      "/usr/bin/setsid", ["/bin/sh", "-c", PrintRig.watchdog(owner: owner.pid), "/usr/bin/python3", "-c", daemon],
+      ownGroup: false)
     func running() throws -> Bool { try Tool.run("pgrep", ["-f", "^sleep \(marker)$"]).status == 0 }
     let deadline = Date().addingTimeInterval(10)
     while try !running(), Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
     #expect(try running(), "the daemon's child started")
-    owner.terminate()
-    owner.waitUntilExit()
-    // The watchdog's stop (the daemon killed and reaped) ends it. Not `waitUntilExit`: Foundation
-    // learns that a child ended when the socket the child inherited closes, and a grandchild
-    // left running holds it open — the red case would hang instead of failing.
-    func ended(_ pid: Int32) -> Bool {
-      guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-        let end = stat.lastIndex(of: ")")
-      else { return true }
-      return stat[stat.index(after: end)...].split(separator: " ").first == "Z"
-    }
-    let stopped = Date().addingTimeInterval(15)
-    while !ended(watchdog.processIdentifier), Date() < stopped { Thread.sleep(forTimeInterval: 0.1) }
-    #expect(ended(watchdog.processIdentifier), "the watchdog stopped once its owner was gone")
+    owner.send(SIGTERM)
+    owner.wait()
+    // The watchdog's stop (the daemon killed and reaped) ends it.
+    #expect(watchdog.wait(seconds: 15) != nil, "the watchdog stopped once its owner was gone")
     var left = try running()
     for _ in 0..<20 where left {
       Thread.sleep(forTimeInterval: 0.1)
@@ -59,6 +41,6 @@ import Testing
     }
     if left { _ = try? Tool.run("pkill", ["-9", "-f", "^sleep \(marker)$"]) }
     #expect(!left, "the daemon's child outlived it and its watchdog")
-    watchdog.waitUntilExit()
+    watchdog.wait()
   }
 }

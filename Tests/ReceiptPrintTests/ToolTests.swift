@@ -34,4 +34,15 @@ import Testing
       #expect(took < 10, "cat took \(took) s beside a 20 s sleep")
     }
   }
+
+  /// A program gets its three streams and no other descriptor of the tests' process — not one
+  /// opened without close-on-exec (a socket, a pipe or Foundation's own socket for a `Process`
+  /// would keep a peer or a reader waiting for its end).
+  @Test func aProgramGetsItsStreamsAndNothingElse() throws {
+    let inherited = open("/dev/null", O_RDONLY)  // no O_CLOEXEC
+    try #require(inherited >= 0)
+    defer { close(inherited) }
+    let result = try Tool.run("/bin/sh", ["-c", "ls /proc/$$/fd"])
+    #expect(result.stdout.split(separator: "\n") == ["0", "1", "2"], "descriptor \(inherited) stays here")
+  }
 }

@@ -33,12 +33,12 @@ public final class Daemon: @unchecked Sendable {
   let arguments: [String]
   let environment: [String: String]
   let log: URL
-  private var process: Process?
+  private var process: ChildProcess?
 
   /// Runs the daemon under this program (e.g. `strace` with its options), if set.
   public var wrapper: [String] = []
   /// The daemon's process id while it runs.
-  public var pid: Int32? { process?.processIdentifier }
+  public var pid: Int32? { process?.pid }
 
   /// Whether `--port 0` goes before the arguments (false: the port comes from the arguments,
   /// the environment or the configuration, as a test of those chooses).
@@ -56,23 +56,15 @@ public final class Daemon: @unchecked Sendable {
 
   /// Starts it and waits until /healthz answers (at most 30 s).
   public func start() throws {
-    let process = Process()
     let binary = try Tool.shippedBinary()
-    if wrapper.isEmpty {
-      process.executableURL = URL(fileURLWithPath: binary)
-      process.arguments = ["serve"] + (choosesPort ? ["--port", "0"] : []) + arguments
-    } else {
-      process.executableURL = URL(fileURLWithPath: wrapper[0])
-      process.arguments =
-        Array(wrapper.dropFirst()) + [binary, "serve"] + (choosesPort ? ["--port", "0"] : []) + arguments
-    }
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    let handle = try FileHandle(forWritingTo: log)
-    let logStart = handle.seekToEndOfFile()
+    let serve = ["serve"] + (choosesPort ? ["--port", "0"] : []) + arguments
+    let (program, programArguments) =
+      wrapper.isEmpty ? (binary, serve) : (wrapper[0], wrapper.dropFirst() + [binary] + serve)
+    let logStart = (try? FileManager.default.attributesOfItem(atPath: log.path)[.size] as? UInt64) ?? 0
     lock.withLock { self.logStart = logStart }
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
+    let process = try ChildProcess(
+      program, Array(programArguments), environment: environment, stdout: .write(log, append: true),
+      stderr: .standardOutput)
     self.process = process
     let deadline = Date().addingTimeInterval(30)
     lock.withLock { boundPort = 0 }
@@ -80,9 +72,9 @@ public final class Daemon: @unchecked Sendable {
       if port == 0, let bound = Self.announcedPort(in: log, from: logStart) { lock.withLock { boundPort = bound } }
       if port != 0, let response = try? request("GET", "/healthz", timeout: 1), response.status == 200 { return }
       guard process.isRunning else {
+        let ended = process.wait()
         throw RigError(
-          "receipt serve exited (\(process.terminationReason == .uncaughtSignal ? "signal" : "status") \(process.terminationStatus)): see \(log.path)"
-        )
+          "receipt serve exited (\(ended.signal.map { "signal \($0)" } ?? "status \(ended.status)")): see \(log.path)")
       }
       Thread.sleep(forTimeInterval: 0.02)
     }
@@ -102,16 +94,16 @@ public final class Daemon: @unchecked Sendable {
   /// `kill -9`: no shutdown, no cleanup.
   public func kill9() {
     guard let process, process.isRunning else { return }
-    kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    process.send(SIGKILL)
+    process.wait()
   }
 
   /// Sends `signal` (SIGSEGV: a crash as the kernel delivers one) and waits until the process
   /// has ended.
   public func crash(with signal: Int32 = SIGSEGV) {
     guard let process, process.isRunning else { return }
-    kill(process.processIdentifier, signal)
-    process.waitUntilExit()
+    process.send(signal)
+    process.wait()
   }
 
   /// The daemon's peak resident memory so far (`VmHWM` in /proc), in bytes.
@@ -139,28 +131,24 @@ public final class Daemon: @unchecked Sendable {
 
   /// Sends SIGTERM and waits (at most `seconds`) for the process to end; returns its exit status.
   public func terminate(seconds: Double = 30) -> Int32? {
-    guard let process, process.isRunning else { return process?.terminationStatus }
-    kill(process.processIdentifier, SIGTERM)
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-    if process.isRunning {
-      kill9()
-      return nil
-    }
-    return process.terminationStatus
+    stop(with: SIGTERM, seconds: seconds)
   }
 
   /// SIGINT (Ctrl-C in a terminal), then waits like ``terminate(seconds:)``.
   public func interrupt(seconds: Double = 30) -> Int32? {
-    guard let process, process.isRunning else { return process?.terminationStatus }
-    kill(process.processIdentifier, SIGINT)
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-    if process.isRunning {
+    stop(with: SIGINT, seconds: seconds)
+  }
+
+  /// Sends `signal`, waits at most `seconds`; the exit status (the signal's number when one
+  /// ended it), or nil when it had to be killed.
+  private func stop(with signal: Int32, seconds: Double) -> Int32? {
+    guard let process else { return nil }
+    if process.isRunning { process.send(signal) }
+    guard let ended = process.wait(seconds: seconds) else {
       kill9()
       return nil
     }
-    return process.terminationStatus
+    return ended.signal ?? ended.status
   }
 
   deinit { kill9() }

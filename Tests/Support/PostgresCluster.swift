@@ -45,10 +45,8 @@ public final class PostgresCluster: Sendable {
   /// Starts the server (again, after ``stop(mode:)``), waiting until it accepts connections.
   /// `postgres` runs in the foreground under a shell watchdog that stops it when this test
   /// process is gone (exit handlers do not always run), as the print rig's daemons do. (Through
-  /// `pg_ctl start`, Foundation's `Process` never saw pg_ctl exit.)
+  /// `pg_ctl start`, Foundation's `Process` never saw pg_ctl exit: see ``ChildProcess``.)
   public func start() throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
     let watchdog = """
       "$0" "$@" & child=$!
       stop() { kill -INT $child 2>/dev/null; sleep 2; kill -9 $child 2>/dev/null; wait $child; }
@@ -56,7 +54,7 @@ public final class PostgresCluster: Sendable {
       while kill -0 \(getpid()) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 0.5; done
       kill -0 $child 2>/dev/null && stop
       """
-    process.arguments =
+    let arguments =
       [
         "/bin/sh", "-c", watchdog, "/usr/bin/setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups",
         bin + "/postgres", "-D", directory.path + "/data", "-p", "\(port)", "-k", directory.path, "-c",
@@ -65,14 +63,10 @@ public final class PostgresCluster: Sendable {
         // cluster stopped with `kill -9` (a crash the tests make) left its segments behind.
         "-c", "dynamic_shared_memory_type=mmap",
       ]
-    if !FileManager.default.fileExists(atPath: directory.path + "/log") {
-      _ = FileManager.default.createFile(atPath: directory.path + "/log", contents: nil)
-    }
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: directory.path + "/log"))
-    handle.seekToEndOfFile()
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
+    _ = try ChildProcess(
+      "/usr/bin/setsid", arguments, stdout: .write(URL(fileURLWithPath: directory.path + "/log"), append: true),
+      stderr: .standardOutput, ownGroup: false
+    ).reapWhenEnded()
     let deadline = Date().addingTimeInterval(60)
     while Date() < deadline {
       if (try? Tool.run(bin + "/pg_isready", ["-h", "127.0.0.1", "-p", "\(port)", "-q"]).status) == 0 { return }

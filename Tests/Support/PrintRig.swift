@@ -19,7 +19,7 @@ public final class PrintRig: @unchecked Sendable {
   /// The ippeveprinter's IPP URI.
   public let printerURI: String
 
-  nonisolated(unsafe) private static var started: [Process] = []
+  nonisolated(unsafe) private static var started: [ChildProcess] = []
   private static let lock = NSLock()
   nonisolated(unsafe) private static var shared: Result<PrintRig, any Error>?
 
@@ -35,7 +35,7 @@ public final class PrintRig: @unchecked Sendable {
   }
 
   private static func stopAll() {
-    for p in started where p.isRunning { p.terminate() }
+    for p in started where p.isRunning { p.send(SIGTERM) }
   }
 
   private init() throws {
@@ -322,7 +322,7 @@ public final class PrintRig: @unchecked Sendable {
 
   /// Starts a daemon under a shell watchdog that stops it when this test process is gone (the
   /// test runner does not reliably run exit handlers), so no rig process outlives the tests.
-  /// Daemons spawned from here inherit a mask that blocks SIGTERM, hence the SIGKILL after it.
+  /// A daemon that does not end on SIGTERM is killed a second later.
   ///
   /// The daemon starts a session of its own, and the SIGKILL goes to the whole session: cupsd's
   /// backends (each in a process group of its own, as cupsd starts them) outlived a cupsd killed
@@ -330,17 +330,13 @@ public final class PrintRig: @unchecked Sendable {
   /// session's ID is the daemon's PID, which cannot be reused before the watchdog reaps it
   /// (`wait`, after the kill): the kill reaches only this daemon's processes.
   private static func launch(_ path: String, _ arguments: [String], log: URL) throws {
-    let process = Process()
     // setsid: the watchdog gets its own session, so the runner killing the test's process group
     // does not take the watchdog down before it stops the daemon.
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-    process.arguments = ["/bin/sh", "-c", watchdog(owner: getpid()), path] + arguments
     FileManager.default.createFile(atPath: log.path, contents: nil)
-    let handle = try FileHandle(forWritingTo: log)
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
-    started.append(process)
+    let process = try ChildProcess(
+      "/usr/bin/setsid", ["/bin/sh", "-c", watchdog(owner: getpid()), path] + arguments, stdout: .write(log),
+      stderr: .standardOutput, ownGroup: false)
+    started.append(process.reapWhenEnded())
   }
 
   /// The watchdog's script (`sh -c SCRIPT DAEMON ARGUMENTS…`, in a session of its own): runs the
@@ -357,14 +353,11 @@ public final class PrintRig: @unchecked Sendable {
   }
 
   private static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: path)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-      throw RigError("\(path) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+    let ended = try ChildProcess(path, arguments, environment: environment).wait()
+    guard ended == .init(status: 0, signal: nil) else {
+      throw RigError(
+        "\(path) \(arguments.joined(separator: " ")) exited \(ended.signal.map { "with signal \($0)" } ?? "\(ended.status)")"
+      )
     }
   }
 

@@ -4,7 +4,10 @@ import Foundation
 public enum Tool {
   /// The result of a finished process.
   public struct Result: Sendable {
+    /// The exit status, or the number of the signal that ended it (as `Process` said).
     public var status: Int32
+    /// The signal that ended it, nil when it exited.
+    public var signal: Int32?
     /// Standard output as text, decoded when asked: tools that write megabytes of pixels
     /// (pngtopnm) would pay for a UTF-8 repair of every byte.
     public var stdout: String { String(decoding: output, as: UTF8.self) }
@@ -14,55 +17,38 @@ public enum Tool {
 
   /// Runs a program (looked up in PATH unless absolute) and waits for it.
   ///
-  /// Its standard input, output and error are files, not pipes: a child spawned by another
-  /// thread meanwhile inherits this one's descriptors (Foundation's `Process` keeps them open
-  /// without close-on-exec while it runs), and a pipe's reader sees no end of file until every
-  /// holder has exited — a `psql` of a few milliseconds took the 60 s of a `pg_sleep` started
-  /// beside it (`StoreStallTests`). A file needs no end of file: it is read once the program
-  /// has exited.
+  /// Its standard input, output and error are files, not pipes, and it is a ``ChildProcess``,
+  /// not Foundation's `Process`: a pipe's reader sees no end of file until every holder of its
+  /// other end has exited, and a child spawned by another thread meanwhile could hold it (a
+  /// `psql` of a few milliseconds took the 60 s of a `pg_sleep` started beside it,
+  /// `StoreStallTests`); `Process` sees its child end only when a socket shared with it closes,
+  /// which such a child could hold too (a `cat` took the 20 s of a `sleep`, `ToolTests`). A
+  /// file needs no end of file: it is read once the program has exited.
   @discardableResult
   public static func run(
     _ program: String, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
   )
     throws -> Result
   {
-    let process = Process()
-    if !environment.isEmpty {
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-    }
-    process.executableURL =
-      program.hasPrefix("/") ? URL(fileURLWithPath: program) : URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = program.hasPrefix("/") ? arguments : [program] + arguments
     let files = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: files) }
     let (outURL, errURL, inURL) = (
       files.appendingPathComponent("out"), files.appendingPathComponent("err"), files.appendingPathComponent("in")
     )
-    for (url, contents) in [(outURL, Data()), (errURL, Data()), (inURL, stdin ?? Data())]
-    where !FileManager.default.createFile(atPath: url.path, contents: contents) {
-      throw RigError("cannot write \(url.path) for \(program)")
+    guard FileManager.default.createFile(atPath: inURL.path, contents: stdin ?? Data()) else {
+      throw RigError("cannot write \(inURL.path) for \(program)")
     }
-    let out = try FileHandle(forWritingTo: outURL)
-    let err = try FileHandle(forWritingTo: errURL)
-    let input = try FileHandle(forReadingFrom: inURL)
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input
-    do {
-      try process.run()
-    } catch {
-      for handle in [out, err, input] { try? handle.close() }
-      throw error
-    }
-    for handle in [out, err, input] { try? handle.close() }
-    // (A `terminationHandler` with a semaphore is 25 times faster for a short tool alone, but
-    // in the suites its handler waited behind blocked threads: a `cat` took 139 s.)
-    process.waitUntilExit()
+    // `env` looks the program up in the child's PATH (the one `environment` may set).
+    let child = try ChildProcess(
+      program.hasPrefix("/") ? program : "/usr/bin/env", program.hasPrefix("/") ? arguments : [program] + arguments,
+      environment: environment, stdin: .read(inURL), stdout: .write(outURL), stderr: .write(errURL))
+    let ended = child.wait()
     let outData = try Data(contentsOf: outURL)
     let errData = try Data(contentsOf: errURL)
     return Result(
-      status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self), output: outData)
+      status: ended.signal ?? ended.status, signal: ended.signal, stderr: String(decoding: errData, as: UTF8.self),
+      output: outData)
   }
 
   /// Pango's line breaks of a text (hinting off, 72 dpi, subpixel positions — otherwise it rounds
