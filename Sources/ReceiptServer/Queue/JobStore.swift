@@ -20,8 +20,13 @@ protocol JobStore: Sendable {
   /// its jobs left printing count a crash only after an unclean stop), or nil while another
   /// daemon drives it.
   func takeOwnership(of printer: String) async throws -> LastStop?
-  /// Whether this daemon still drives `printer` (a shared store's session may have ended).
+  /// Whether this daemon still drives `printer` (a shared store's session may have ended),
+  /// asked of the store: the check before anything is sent.
   func owns(printer: String) async -> Bool
+  /// Whether this daemon drives `printer` as far as it knows without asking (a shared store: the
+  /// session that holds it has not ended). Enough before a claim, which runs on that session and
+  /// fails when it is gone; forgets a printer whose session has ended.
+  func holds(printer: String) -> Bool
   /// Gives `printer` up after its worker stopped cleanly.
   func release(printer: String) async
   /// Stops using the store after a clean stop (the jobs left printing are no crashes).

@@ -75,7 +75,9 @@ final class SQLiteJobStore: JobStore, Sendable {
     return lastStop
   }
 
-  func owns(printer: String) async -> Bool { owned.withLock { $0.contains(printer) } }
+  func owns(printer: String) async -> Bool { holds(printer: printer) }
+
+  func holds(printer: String) -> Bool { owned.withLock { $0.contains(printer) } }
 
   /// Gives a printer up after its worker stopped cleanly: recorded as a clean stop for it.
   func release(printer: String) async {

@@ -167,9 +167,11 @@ final class PrintWorker: Service, Sendable {
 
   /// Whether this daemon drives the printer, taking it when it is free (the daemon that drove it
   /// stopped or died): the jobs it left printing are then checked with the printer before
-  /// anything is sent again.
+  /// anything is sent again. Not asked of the store: the claim that follows runs on the session
+  /// that holds the printer (a lost one cannot claim, and its failure ends the session), and
+  /// ``print(_:)`` asks before sending — a round trip per job fewer on PostgreSQL.
   private func holdsPrinter() async throws -> Bool {
-    if await store.owns(printer: printer.name) { return true }
+    if store.holds(printer: printer.name) { return true }
     guard let recovered = try await store.own(printer: printer.name, maxCrashes: maxCrashes) else { return false }
     Self.reportTaken(printer.name, recovered: recovered, logger: logger)
     return true

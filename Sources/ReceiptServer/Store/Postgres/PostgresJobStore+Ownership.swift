@@ -86,6 +86,14 @@ extension PostgresJobStore {
     }
   }
 
+  func holds(printer: String) -> Bool {
+    guard let ownership = owners.withLock({ $0[printer] }) else { return false }
+    guard ownership.connection.isClosed else { return true }
+    logger.error("lost printer \(printer): its database session ended")
+    owners.withLock { if $0[printer]?.epoch == ownership.epoch { $0.removeValue(forKey: printer) } }
+    return false
+  }
+
   func release(printer: String) async {
     guard let ownership = owners.withLock({ $0.removeValue(forKey: printer) }) else { return }
     do {
