@@ -38,7 +38,7 @@ package enum BoundedProcess {
   /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later, Debian 12 has 2.36; a
   /// GNU extension that Swift's Glibc module does not declare), found at first use; nil on an
   /// older glibc, where helpers inherit what is not close-on-exec.
-  private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
+  package static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
     dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
       unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
     }

@@ -67,19 +67,14 @@ public struct MailHandoff: Sendable {
       "$@" < "$eml" > "$stem.err" 2>&1
       echo $? > "$stem.status.tmp" && mv "$stem.status.tmp" "$stem.status"
       """
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-    process.arguments =
-      ["/bin/sh", "-c", script, "receipt-mail", directory.appendingPathComponent(name).path, eml.path] + command
-      + ["-i", "-f", message.from, "--", message.to]
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    do {
-      try process.run()
-    } catch {
-      throw MailError.transportMissing("\(error)")
-    }
+    // `setsid --fork`: the handoff's process is a grandchild in a session of its own (a signal
+    // to the daemon's group does not reach it), and the daemon has no child left to reap.
+    try Self.run(
+      [
+        "/usr/bin/setsid", "--fork", "/bin/sh", "-c", script, "receipt-mail",
+        directory.appendingPathComponent(name).path, eml.path,
+      ]
+        + command + ["-i", "-f", message.from, "--", message.to])
   }
 
   /// Waits until the handoff is no longer running (polling its files), at most `timeout` seconds;

@@ -46,7 +46,8 @@ extension PrintWorker {
       }
       await handedOver(job)
       do {
-        try handoff.start(message, name: name)
+        // On the printer's thread: it writes the message and waits for `setsid` to fork.
+        try await pool.run { try handoff.start(message, name: name) }
       } catch let error as MailError {
         throw ReceiptError(.printer, "\(error)", permanent: !error.isTemporary)
       }

@@ -1,0 +1,67 @@
+import Foundation
+import ReceiptPrint
+import ReceiptTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The mail transport starts as a program of its own, not as a part of the daemon: the daemon
+/// ignores SIGTERM and SIGINT (it takes them as events) and its threads may block them, and a
+/// transport that inherited that outlived `systemctl stop` until systemd's SIGKILL; a descriptor
+/// of the daemon (a printer's connection) would stay open for as long as the transport runs.
+@Suite struct MailHandoffTests {
+  @Test func theTransportStartsWithDefaultSignalsAndOnlyItsStreams() async throws {
+    let directory = try Tool.temporaryDirectory()
+    let report = directory.appendingPathComponent("report")
+    // A transport that reads the message and says how it was started: its blocked and ignored
+    // signals (/proc's masks) and the descriptors a program it runs has (`ls` adds its own 3).
+    let transport = directory.appendingPathComponent("transport")
+    try """
+    #!/bin/sh
+    cat > /dev/null
+    grep -E '^Sig(Blk|Ign):' /proc/$$/status > '\(report.path)'
+    ls /proc/self/fd >> '\(report.path)'
+    """.write(to: transport, atomically: true, encoding: .utf8)
+    chmod(transport.path, 0o755)
+    let handoff = MailHandoff(command: [transport.path], directory: directory.appendingPathComponent("mail"))
+    let message = try MailMessage(
+      from: "receipts@cafe.example", to: "anna@example.com", subject: "Reçu 1042", text: "Total  4,20 €\n",
+      pdf: Data("%PDF-1.7".utf8), fileName: "1042.pdf", messageID: "1042@cafe.example")
+
+    // As in the daemon: SIGTERM blocked on the starting thread, SIGUSR2 ignored by the process (a
+    // signal nothing here uses), and a descriptor open without close-on-exec.
+    let previous = signal(SIGUSR2, SIG_IGN)
+    defer { signal(SIGUSR2, previous) }
+    let held = open("/dev/null", O_RDONLY)
+    defer { close(held) }
+    try startWithSIGTERMBlocked { try handoff.start(message, name: "job-1042") }
+
+    let state = await handoff.wait(for: "job-1042", timeout: 30)
+    #expect(state == .finished(status: 0, message: ""))
+    let lines = try String(contentsOf: report, encoding: .utf8).split(separator: "\n").map(String.init)
+    var masks: [String: UInt64] = [:]
+    for line in lines where line.hasPrefix("Sig") {
+      let parts = line.split(separator: ":")
+      masks[String(parts[0])] =
+        parts.count == 2 ? UInt64(parts[1].trimmingCharacters(in: .whitespaces), radix: 16) : nil
+    }
+    #expect(masks["SigBlk"] == 0, "no signal blocked")
+    // The standard signals (1–31): glibc keeps its two real-time signals (32, 33) out of
+    // posix_spawn's reach, and nothing sends them to a transport.
+    #expect(masks["SigIgn"].map { $0 & 0x7FFF_FFFF } == 0, "no signal ignored")
+    #expect(lines.filter { !$0.hasPrefix("Sig") } == ["0", "1", "2", "3"], "descriptor \(held) stays in the daemon")
+  }
+
+  /// Runs `body` on this thread with SIGTERM blocked, as a daemon's threads run.
+  private func startWithSIGTERMBlocked(_ body: () throws -> Void) throws {
+    var blocked = sigset_t()
+    sigemptyset(&blocked)
+    sigaddset(&blocked, SIGTERM)
+    var old = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &blocked, &old)
+    defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+    try body()
+  }
+}
