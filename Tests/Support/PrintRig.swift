@@ -332,7 +332,6 @@ public final class PrintRig: @unchecked Sendable {
   private static func launch(_ path: String, _ arguments: [String], log: URL) throws {
     // setsid: the watchdog gets its own session, so the runner killing the test's process group
     // does not take the watchdog down before it stops the daemon.
-    FileManager.default.createFile(atPath: log.path, contents: nil)
     let process = try ChildProcess(
       "/usr/bin/setsid", ["/bin/sh", "-c", watchdog(owner: getpid()), path] + arguments, stdout: .write(log),
       stderr: .standardOutput, ownGroup: false)
