@@ -35,14 +35,6 @@ package enum BoundedProcess {
     package var succeeded: Bool { status == 0 && signal == nil && !timedOut && !stopped }
   }
 
-  /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later, Debian 12 has 2.36; a
-  /// GNU extension that Swift's Glibc module does not declare), found at first use; nil on an
-  /// older glibc, where helpers inherit what is not close-on-exec.
-  package static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
-    dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
-      unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }
-
   /// Runs `path` with `arguments` under the limits; `shouldStop` is asked every 10 ms.
   package static func run(
     _ path: String, _ arguments: [String], timeout: TimeInterval, memoryLimit: Int, cpuSeconds: Int? = nil,
@@ -57,48 +49,16 @@ package enum BoundedProcess {
     // reader) the lower of the two applies.
     var limits = "ulimit -v \(min(memoryLimit, currentLimit(RLIMIT_AS)) / 1024)"
     if let cpuSeconds { limits += " && ulimit -t \(min(cpuSeconds, currentLimit(RLIMIT_CPU)))" }
-    let argv = (["/bin/sh", "-c", limits + " && exec \"$0\" \"$@\"", path] + arguments).map { strdup($0) } + [nil]
-    defer { argv.forEach { free($0) } }
     var environment = ProcessInfo.processInfo.environment
     environment["LC_ALL"] = "C.UTF-8"
     environment["PATH"] = environment["PATH"] ?? "/usr/bin:/bin"
-    let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { envp.forEach { free($0) } }
-
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, errors.path, O_WRONLY | O_TRUNC, 0o600)
-    // Nothing else of this process reaches the program: a descriptor opened without
-    // close-on-exec by any library (or by another thread at this moment) would otherwise stay
-    // open as long as the program runs — a raw printer's socket kept open by a document reader
-    // is a job the printer does not see end.
-    if let closeFrom = Self.closeFrom, closeFrom(&actions, 3) != 0 {
-      throw RenderError.document("cannot run \(path): posix_spawn_file_actions_addclosefrom_np failed")
-    }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    // No blocked signals and default actions (a daemon's threads block SIGTERM); a group of its
-    // own when asked.
-    var none = sigset_t()
-    sigemptyset(&none)
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
-    if ownGroup {
-      posix_spawnattr_setpgroup(&attributes, 0)
-      flags |= POSIX_SPAWN_SETPGROUP
-    }
-    posix_spawnattr_setflags(&attributes, Int16(flags))
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
-    guard spawned == 0 else {
-      throw RenderError.document("cannot run \(path): \(String(cString: strerror(spawned)))")
+    let pid: pid_t
+    do {
+      pid = try spawn(
+        ["/bin/sh", "-c", limits + " && exec \"$0\" \"$@\"", path] + arguments, environment: environment,
+        output: output.path, errors: errors.path, ownGroup: ownGroup)
+    } catch {
+      throw RenderError.document("cannot run \(path): \(error)")
     }
     let deadline = Date().addingTimeInterval(timeout)
     var (timedOut, stopped) = (false, false)

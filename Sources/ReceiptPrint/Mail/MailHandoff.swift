@@ -1,4 +1,9 @@
 public import Foundation
+import ReceiptRender
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Hands e-receipts to the machine's mail transport through the standard `sendmail` interface
 /// (`sendmail -i -f FROM -- TO`, the message on its standard input: Postfix, Exim and msmtp all
@@ -75,6 +80,24 @@ public struct MailHandoff: Sendable {
         directory.appendingPathComponent(name).path, eml.path,
       ]
         + command + ["-i", "-f", message.from, "--", message.to])
+  }
+
+  /// Runs `arguments` (`setsid`, which forks and leaves at once) as the daemon's helpers start
+  /// (``BoundedProcess/spawn(_:environment:output:errors:ownGroup:)``: nothing of the daemon's,
+  /// default signals — not Foundation's `Process`, whose child kept the daemon's blocked and
+  /// ignored SIGTERM) and waits for it.
+  static func run(_ arguments: [String]) throws {
+    let pid: pid_t
+    do {
+      pid = try BoundedProcess.spawn(arguments, environment: ProcessInfo.processInfo.environment)
+    } catch {
+      throw MailError.transportMissing("cannot start \(arguments[0]): \(error)")
+    }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+    guard status == 0 else {
+      throw MailError.transportMissing("\(arguments[0]) ended with status \(status) before the handoff started")
+    }
   }
 
   /// Waits until the handoff is no longer running (polling its files), at most `timeout` seconds;
