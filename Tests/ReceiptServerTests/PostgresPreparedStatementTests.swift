@@ -41,7 +41,7 @@ import Testing
         String.init))
     await store.close()
 
-    // `2026-12-02 03:40:01.123 UTC [4242] LOG:  duration: 0.051 ms  parse ReceiptServer.InsertJobStatement: WITH …`
+    // `2026-12-02 03:40:01.123 UTC [4242] LOG:  duration: 0.051 ms  parse ReceiptServer.SubmitJobCall: CALL …`
     let log = try String(contentsOfFile: cluster.directory.path + "/log", encoding: .utf8)
     var parses: [String: Int] = [:]
     var executions: [String: Int] = [:]
@@ -60,27 +60,35 @@ import Testing
         executions[statement, default: 0] += 1
       case "parse" where statement == "<unnamed>":
         // A submission or a save as an unnamed statement (the migrations' own updates are not).
-        if words[2].hasPrefix("WITH inserted") || words[2].hasPrefix("WITH saved") { unnamedJobWrites += 1 }
+        if words[2].hasPrefix("WITH inserted") || words[2].hasPrefix("WITH saved") || words[2].hasPrefix("CALL ") {
+          unnamedJobWrites += 1
+        }
       default: break
       }
     }
     #expect(!parses.isEmpty, "PostgreSQL logged no prepared statement of the store's sessions")
     #expect(parses.values.allSatisfy { $0 == 1 }, "parsed more than once in one session: \(parses)")
-    #expect(executions["ReceiptServer.InsertJobStatement"] == 5)
+    // Each write on its own is a procedure's `CALL` that commits before it is answered.
+    #expect(executions["ReceiptServer.SubmitJobCall"] == 5)
     #expect(executions["ReceiptServer.QueueHeadStatement"] == 5)
-    // Each job saved twice more: claimed, handed over, completed (the claimed copy is kept: no reads).
-    #expect(executions["ReceiptServer.SaveJobStatement"] == 15)
+    // Each job saved three times: claimed, handed over, completed (the claimed copy is kept: no reads).
+    #expect(executions["ReceiptServer.SaveJobCall"] == 15)
+    // One round trip per write: nothing else runs per job (no statement confirming a commit).
+    #expect(executions.values.reduce(0, +) == 25, "statements per five jobs: \(executions)")
     #expect(unnamedJobWrites == 0, "job rows written by statements parsed for each execution")
   }
 
   /// A statement whose preparation failed does not stay failed on its connection. postgres-nio
   /// keeps a failed preparation for the connection's life (every later use answers the same
   /// error), so the store closes a connection on such an error and the pool opens another. Here
-  /// the preparation fails on `lock_timeout` while another session holds the job table; once it
-  /// lets go, every submission is stored.
+  /// the preparation of the read a change of a job starts with fails on `lock_timeout` while
+  /// another session holds the job table (a submission's `CALL` is prepared without the table:
+  /// its own execution fails); once it lets go, every change and submission is stored.
   @Test func aFailedPreparationDoesNotStayWithItsConnection() async throws {
     let (cluster, name, store) = try database(setting: "lock_timeout = '300ms'")
-    _ = try await store.counts()  // a pooled connection, open: nothing prepared on it yet
+    let request = JobRequest(printer: "bar", template: "receipt", data: PostgresStoreTests.order)
+    // A pooled connection, open, with the submission prepared on it but not the read.
+    let job = try await store.submit(request, idempotencyKey: nil).job
     // Another session takes the job table and keeps it until this test cancels it (or for 60 s):
     // however slow the machine, the submission below runs while the table is locked.
     let lockSQL = "BEGIN; LOCK TABLE job IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(60); COMMIT;"
@@ -92,16 +100,27 @@ import Testing
       try await eventually(seconds: 30, poll: 0.05) {
         try await offPool { try cluster.psql("SELECT count(*) \(holder)", database: name) } == "1"
       }, "the lock is held")
-    let request = JobRequest(printer: "bar", template: "receipt", data: PostgresStoreTests.order)
-    await #expect(throws: (any Error).self, "the table is locked: the insert's preparation times out") {
+    await #expect(throws: (any Error).self, "the table is locked: the read's preparation times out") {
+      try await store.update(job.id) { job in
+        job.label = "changed"
+        return true
+      }
+    }
+    await #expect(throws: StoreUnavailable.self, "the table is locked: the submission's execution times out") {
       try await store.submit(request, idempotencyKey: nil)
     }
     _ = try await offPool { try cluster.psql("SELECT pg_cancel_backend(l.pid) \(holder)", database: name) }
     _ = await lock.value
-    for _ in 0..<5 {
+    for round in 0..<5 {
+      let changed = try await store.update(job.id) { job in
+        job.label = "changed \(round)"
+        return true
+      }
+      #expect(changed?.changed == true)
       #expect(try await store.submit(request, idempotencyKey: nil).created)
     }
-    #expect(try await store.counts().count("bar", .queued) == 5)
+    #expect(try await store.job(job.id)?.label == "changed 4")
+    #expect(try await store.counts().count("bar", .queued) == 6)
     await store.close()
   }
 }

@@ -8,11 +8,12 @@ import PostgresNIO
 /// (by another daemon, or another request) is read again and the rule applied again. No
 /// transaction is opened and no row stays locked between statements.
 ///
-/// Round trips per change: two for a job this daemon claimed (it keeps the claimed job and its
-/// version, ``ClaimedJob``), three otherwise (read, save); a claim is three (the head, read under
-/// the printer's lock by `receipt_queue_head`, then the save) — each counting the confirmation
-/// that the save committed (`confirmCommit`), which postgres-nio does not wait for. Before, each
-/// was four to six (`BEGIN`, the lock, `SELECT … FOR UPDATE`, `UPDATE`, `NOTIFY`, `COMMIT`). A job
+/// Round trips per change: one for a job this daemon claimed (it keeps the claimed job and its
+/// version, ``ClaimedJob``), two otherwise (read, save); a claim is two (the head, read under
+/// the printer's lock by `receipt_queue_head`, then the save). A save on its own is a procedure
+/// that commits inside its `CALL` (`PostgresProcedures`): postgres-nio answers a plain statement
+/// before PostgreSQL commits it. Before, each was four to six (`BEGIN`, the lock,
+/// `SELECT … FOR UPDATE`, `UPDATE`, `NOTIFY`, `COMMIT`). A job
 /// that keeps changing under a change (three conflicts) is changed under its row's lock instead,
 /// which always ends.
 extension PostgresJobStore {
@@ -53,9 +54,7 @@ extension PostgresJobStore {
       }
       let changed = job
       let saved = try await withConnection { connection in
-        let version = try await self.save(changed, over: current, claim: nil, connection)
-        if version != nil { try await connection.confirmCommit(logger: self.logger) }
-        return version
+        try await self.save(changed, over: current, claim: nil, committing: true, connection)
       }
       if let version = saved {
         remember(job, version: version, token: token)
@@ -120,9 +119,10 @@ extension PostgresJobStore {
           let current = try VersionedJob(row)
           var job = current.job
           guard change(&job) else { return .unchanged(job) }
-          guard let version = try await self.save(job, over: current, claim: ownership.token, ownership.connection)
+          guard
+            let version = try await self.save(
+              job, over: current, claim: ownership.token, committing: true, ownership.connection)
           else { return .conflict }
-          try await ownership.connection.confirmCommit(logger: logger)
           return .saved(job, version: version)
         }
       }
@@ -173,11 +173,13 @@ extension PostgresJobStore {
   /// a job no longer printing carries no claim, `claim` (a token) records this daemon's. Sends
   /// the rule's wake-ups (``Job/printersToWake(from:to:)``) in the same statement, only when the
   /// row was saved (`NOTIFY` is delivered at commit). Returns the row's new version, or nil when
-  /// it had changed (nothing written). Run on its own (no `BEGIN`), the save is made only once
-  /// the caller has confirmed its commit (`PostgresConnection.confirmCommit`).
-  func save(_ job: Job, over current: VersionedJob, claim: String?, _ connection: PostgresConnection)
-    async throws -> String?
-  {
+  /// it had changed (nothing written). `committing`: the save commits itself (the save
+  /// procedure's `CALL`, answered once committed: see `PostgresProcedures`); else it is a
+  /// statement of the caller's transaction.
+  func save(
+    _ job: Job, over current: VersionedJob, claim: String?, committing: Bool = false,
+    _ connection: PostgresConnection
+  ) async throws -> String? {
     let withDocument = current.job.data != job.data
     let columns = withDocument ? SaveJobAndDocumentStatement.columns : SaveJobStatement.columns
     var bindings = PostgresBindings()
@@ -188,10 +190,14 @@ extension PostgresJobStore {
     bindings.append(current.version)
     bindings.append(Job.printersToWake(from: current.job, to: job).sorted())
     let rows =
-      withDocument
-      ? try await connection.rows(SaveJobAndDocumentStatement(bindings: bindings), logger: logger)
-      : try await connection.rows(SaveJobStatement(bindings: bindings), logger: logger)
-    return try rows.first?.makeRandomAccess()["version"].decode(String.self)
+      switch (committing, withDocument) {
+      case (true, true): try await connection.committed(SaveJobAndDocumentCall(bindings: bindings), logger: logger)
+      case (true, false): try await connection.committed(SaveJobCall(bindings: bindings), logger: logger)
+      case (false, true): try await connection.rows(SaveJobAndDocumentStatement(bindings: bindings), logger: logger)
+      case (false, false): try await connection.rows(SaveJobStatement(bindings: bindings), logger: logger)
+      }
+    // The statement returns no row when the row had changed; the procedure, a NULL version.
+    return try rows.first?.makeRandomAccess()["version"].decode(String?.self)
   }
 
   /// Job `id` as stored, with its row version and claim.

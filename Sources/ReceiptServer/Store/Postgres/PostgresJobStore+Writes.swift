@@ -8,13 +8,13 @@ extension PostgresJobStore {
   func insert(_ submission: Submission) async throws -> Inserted {
     let now = Date()
     do {
-      // A job is one statement (its own transaction: one round trip, and one to confirm its
-      // commit); an order's tickets and a reprint's number need several, in one transaction.
+      // A job is one `CALL` that commits before it is answered (one round trip: see
+      // `PostgresProcedures`); an order's tickets and a reprint's number need several
+      // statements, in one transaction.
       if case .job(let request, let key) = submission {
         return try await withConnection { connection in
-          let (job, created) = try await self.insert(request, idempotencyKey: key, now: now, connection)
-          // Stored only once committed, which postgres-nio does not wait for.
-          try await connection.confirmCommit(logger: self.logger)
+          let (job, created) = try await self.insert(
+            request, idempotencyKey: key, now: now, committing: true, connection)
           return .job(job, created: created)
         }
       }
@@ -79,29 +79,38 @@ extension PostgresJobStore {
     }
   }
 
-  /// Stores a job in one statement — in a transaction of its own, or in the caller's — or finds
-  /// the one its key names. The statement takes the printer's submission lock shared before the
-  /// row (and its `sequence`) is made, and holds it until the transaction commits (submissions to
-  /// one printer still commit together, one WAL flush for many); a claim takes the lock
-  /// exclusively (`receipt_queue_head`), so it sees every job with a lower sequence committed.
-  /// A key already stored is no error (`ON CONFLICT DO NOTHING`, which waits for a submission of
-  /// the same key in flight): the job it names is read then.
+  /// Stores a job in one statement — committed by it (`committing`: the submit procedure's
+  /// `CALL`, answered once committed), or in the caller's transaction — or finds the one its key
+  /// names. The statement takes the printer's submission lock shared before the row (and its
+  /// `sequence`) is made, and holds it until the transaction commits (submissions to one printer
+  /// still commit together, one WAL flush for many); a claim takes the lock exclusively
+  /// (`receipt_queue_head`), so it sees every job with a lower sequence committed. A key already
+  /// stored is no error (`ON CONFLICT DO NOTHING`, which waits for a submission of the same key
+  /// in flight): the job it names is read then.
   private func insert(
-    _ request: JobRequest, idempotencyKey key: String?, orderID: String? = nil, now: Date,
+    _ request: JobRequest, idempotencyKey key: String?, orderID: String? = nil, now: Date, committing: Bool = false,
     _ connection: PostgresConnection
   ) async throws -> (job: Job, created: Bool) {
     // The job as the queue's rule makes it (`Job.init`); the database numbers it.
     let new = Job(
       request, id: UUID().uuidString.lowercased(), sequence: 0, idempotencyKey: key, orderID: orderID, now: now)
     var bindings = PostgresBindings()
-    let columns = InsertJobStatement.columns.map(\.rawValue)
+    // The procedure takes every column (its `INOUT` parameters; `sequence` is the database's).
+    let columns = (committing ? JobColumn.allCases : InsertJobStatement.columns).map(\.rawValue)
     try PostgresRowEncoder.bind(columns, from: try PostgresRowEncoder.columns(of: new), into: &bindings)
     // The wake-up the rule gives a new job (its number aside, the job is the one stored), sent in
     // the same statement (`NOTIFY` is delivered at commit).
     bindings.append(request.printer)
     bindings.append(Job.printersToWake(from: nil, to: new).sorted())
-    let rows = try await connection.rows(InsertJobStatement(bindings: bindings), logger: logger)
-    if let row = rows.first { return (try Job(postgres: row), true) }
+    if committing {
+      let rows = try await connection.committed(SubmitJobCall(bindings: bindings), logger: logger)
+      // One row: the job as stored, or NULLs when its key was stored first.
+      if let row = rows.first, try row.makeRandomAccess()["sequence"].decode(Int64?.self) != nil {
+        return (try Job(postgres: row), true)
+      }
+    } else if let row = try await connection.rows(InsertJobStatement(bindings: bindings), logger: logger).first {
+      return (try Job(postgres: row), true)
+    }
     guard let key, let existing = try await job(idempotencyKey: key, connection) else {
       throw StoreUnavailable(reason: "the insert of job \(new.id) returned nothing")
     }

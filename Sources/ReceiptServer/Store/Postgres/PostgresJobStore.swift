@@ -7,9 +7,9 @@ import PostgresNIO
 /// Jobs in a PostgreSQL database shared by several daemons (`--db postgres://…`).
 ///
 /// - Durability: a submission is committed (PostgreSQL's WAL flushed, `synchronous_commit` on)
-///   before `insert` returns — a statement run on its own counts as committed only once the
-///   connection has confirmed it (`confirmCommit`: postgres-nio answers before PostgreSQL
-///   commits); nothing is half-stored (one transaction per submission or order).
+///   before `insert` returns — a write run on its own is a procedure that commits inside its
+///   `CALL` (`PostgresProcedures`: postgres-nio answers a plain statement before PostgreSQL
+///   commits it); nothing is half-stored (one transaction per submission or order).
 /// - Order: a submission holds the printer's submission lock (transaction-level, shared) from
 ///   before its `sequence` is drawn until it commits; a claim reads the printer's head under the
 ///   lock taken exclusively (`receipt_queue_head`), so every job with a lower sequence is

@@ -258,7 +258,8 @@ enum PostgresSchema {
     ),
   ]
 
-  /// Brings the database up to the newest schema, in one transaction.
+  /// Brings the database up to the newest schema and installs this daemon's procedures
+  /// (``PostgresProcedures``), in one transaction.
   static func migrate(_ client: PostgresClient, logger: Logger) async throws {
     try await client.withConnection { connection in
       try await PostgresJobStore.transaction(on: connection, logger) { connection in
@@ -280,6 +281,7 @@ enum PostgresSchema {
             "INSERT INTO receipt_migrations (version, name) VALUES (\(migration.version), \(migration.name))",
             logger: logger)
         }
+        try await PostgresProcedures.install(on: connection, logger: logger)
       }
     }
   }

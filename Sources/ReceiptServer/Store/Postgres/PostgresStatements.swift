@@ -55,36 +55,22 @@ extension PostgresConnection {
 }
 
 extension PostgresConnection {
-  /// Returns once PostgreSQL has committed the statement this connection ran last on its own (in
-  /// no `BEGIN` block): call it after such a write, before anything acts on it (a 202, a print).
-  ///
-  /// postgres-nio ends a statement at its `CommandComplete`, but PostgreSQL commits a statement
-  /// that runs on its own only at the `Sync` after it, and answers with `ReadyForQuery` then. A
-  /// commit that fails in between — a deferred constraint, or a server stopping: with
-  /// `pg_ctl -m immediate` each backend flushes its buffered `CommandComplete` with its farewell
-  /// — left rows for a transaction that never committed (a 202 for a job no table held, CI
-  /// 2026-12-02). A connection runs a statement only after the previous one's `ReadyForQuery`,
-  /// so this one's answer says the commit was made; a failed commit ends the connection
-  /// (postgres-nio takes the late error as unexpected), and this throws.
-  ///
-  /// One round trip of `SELECT 1`, prepared.
-  func confirmCommit(logger: Logger) async throws {
-    guard !isClosed else { throw CommitUnconfirmed() }
-    _ = try await rows(CommitConfirmation(), logger: logger)
+  /// The rows of a procedure's `CALL` that commits its own write (``PostgresProcedures``):
+  /// answered only once PostgreSQL has committed it. A refusal — of the write or of its commit
+  /// (a deferred constraint, a server shutting down) — means nothing was stored, and the same
+  /// request can be sent again: ``StoreUnavailable`` (the API's `503` with `Retry-After`), unless
+  /// it is an integrity violation (class 23), which the caller answers. A connection that ends
+  /// before the answer leaves the write unknown; that is the pool's error, as for any statement.
+  func committed<Statement: PreparedJobStatement>(_ statement: Statement, logger: Logger) async throws
+    -> [PostgresRow]
+  {
+    do {
+      return try await rows(statement, logger: logger)
+    } catch let error as PSQLError where error.code == .server {
+      guard error.serverInfo?[.sqlState]?.hasPrefix("23") != true else { throw error }
+      throw StoreUnavailable(reason: "PostgreSQL did not commit the write: \(StatementError.describe(error))")
+    }
   }
-}
-
-/// `SELECT 1`: the statement whose answer confirms the commit of the one before it on its
-/// connection (``PostgresConnection/confirmCommit(logger:)``).
-struct CommitConfirmation: PreparedJobStatement {
-  static let sql = "SELECT 1"
-  static let bindingDataTypes: [PostgresDataType] = []
-  let bindings = PostgresBindings()
-}
-
-/// The connection ended before PostgreSQL confirmed a commit: it may or may not have been made.
-struct CommitUnconfirmed: Error, CustomStringConvertible {
-  var description: String { "the connection ended before PostgreSQL confirmed the commit" }
 }
 
 /// A statement was not sent: its connection had ended (a failed commit, a bound that closed it).
