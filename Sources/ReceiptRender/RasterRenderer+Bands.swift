@@ -47,7 +47,8 @@ extension RasterRenderer {
       visible.items = zip(page.items, extents).filter { $0.1.overlaps(band) }.map(\.0)
       try painter.paint(visible, on: context.pointer, skip: Self.isDithered)
       let columns = imageColumns(pageWidth: width, setup: setup)
-      var image = try Self.image(from: surface, columns: columns, height: count, gray: gray)
+      var image = try Self.image(
+        from: surface, columns: columns, height: count, gray: gray, buffers: caches.pageBuffers)
       for item in visible.items where Self.isDithered(item) {
         try composite(item, into: &image, scale: scale, painter: painter, top: top, left: columns.lowerBound)
       }

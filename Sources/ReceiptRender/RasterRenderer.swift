@@ -93,7 +93,8 @@ public struct RasterRenderer: Sendable {
     cairo_scale(context.pointer, scale, scale)
     try painter.paint(page, on: context.pointer, skip: Self.isDithered)
     let columns = imageColumns(pageWidth: width, setup: setup)
-    var image = try Self.image(from: surface, columns: columns, height: height, gray: gray)
+    var image = try Self.image(
+      from: surface, columns: columns, height: height, gray: gray, buffers: caches.pageBuffers)
     for item in page.items where Self.isDithered(item) {
       try composite(item, into: &image, scale: scale, painter: painter, left: columns.lowerBound)
     }
@@ -110,11 +111,19 @@ public struct RasterRenderer: Sendable {
   }
 
   /// Copies `columns` of an A8 surface (alpha = ink) into the canonical layout: gray 0 = black,
-  /// or 1 bit per dot, MSB-first, packing eight alpha bytes at a time.
-  static func image(from surface: CairoSurface, columns: Range<Int>, height: Int, gray: Bool) throws -> RasterImage {
+  /// or 1 bit per dot, MSB-first, packing eight alpha bytes at a time. 1-bit, with `buffers`
+  /// (the surface's pool), it also clears what it reads inked — and the columns outside
+  /// `columns` — so the surface's buffer comes back clear (``PageBuffers/swept(_:)``): nothing
+  /// may draw on the surface after this.
+  static func image(
+    from surface: CairoSurface, columns: Range<Int>, height: Int, gray: Bool, buffers: PageBuffers? = nil
+  ) throws -> RasterImage {
     let (pixels, stride) = try surface.pixels()
     let source = pixels + columns.lowerBound
     let width = columns.count
+    let sweeping = buffers != nil && !gray
+    let surfaceWidth = Int(cairo_image_surface_get_width(surface.pointer))
+    defer { if sweeping { buffers?.swept(surface) } }
     var image = RasterImage(width: width, height: height, bitsPerPixel: gray ? 8 : 1)
     let bytes = image.bytesPerLine
     image.data.withUnsafeMutableBufferPointer { out in
@@ -132,11 +141,11 @@ public struct RasterRenderer: Sendable {
         UInt8(truncatingIfNeeded: ((v.byteSwapped & 0x8080_8080_8080_8080) &* 0x0002_0408_1020_4081) >> 56)
       }
       for y in 0..<height {
-        let row = UnsafeRawPointer(source + y * stride)
+        let row = UnsafeMutableRawPointer(source + y * stride)
         let line = base + y * bytes
         var j = 0
         // Most of a receipt is white paper: 32 dots are looked at at once, and skipped when
-        // white (the output is already zero).
+        // white (the output is already zero; swept, the page too).
         while j + 4 <= whole {
           let (a, b) = (
             row.loadUnaligned(fromByteOffset: 8 * j, as: UInt64.self),
@@ -148,12 +157,18 @@ public struct RasterRenderer: Sendable {
           )
           if a | b | c | d != 0 {
             (line[j], line[j + 1], line[j + 2], line[j + 3]) = (pack(a), pack(b), pack(c), pack(d))
+            if sweeping {
+              for k in 0..<4 { row.storeBytes(of: 0, toByteOffset: 8 * (j + k), as: UInt64.self) }
+            }
           }
           j += 4
         }
         while j < whole {
           let v = row.loadUnaligned(fromByteOffset: 8 * j, as: UInt64.self)
-          if v != 0 { line[j] = pack(v) }
+          if v != 0 {
+            line[j] = pack(v)
+            if sweeping { row.storeBytes(of: 0, toByteOffset: 8 * j, as: UInt64.self) }
+          }
           j += 1
         }
         if whole < bytes {
@@ -162,9 +177,32 @@ public struct RasterRenderer: Sendable {
             last |= 0x80 >> UInt8(x & 7)
           }
           line[whole] = last
+          if sweeping { Self.clearInked(row + 8 * whole, count: width - 8 * whole) }
+        }
+        if sweeping {
+          // The columns outside the printable ones (a glyph may overhang into them).
+          let full = UnsafeMutableRawPointer(pixels + y * stride)
+          Self.clearInked(full, count: columns.lowerBound)
+          Self.clearInked(full + columns.upperBound, count: surfaceWidth - columns.upperBound)
         }
       }
     }
     return image
+  }
+
+  /// Zeroes the inked bytes of `count` at `bytes`, eight at a time (a call to `memset` per row
+  /// and margin cost more than the one clear of the whole page it replaces).
+  private static func clearInked(_ bytes: UnsafeMutableRawPointer, count: Int) {
+    var i = 0
+    while i + 8 <= count {
+      if bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) != 0 {
+        bytes.storeBytes(of: 0, toByteOffset: i, as: UInt64.self)
+      }
+      i += 8
+    }
+    while i < count {
+      if bytes.load(fromByteOffset: i, as: UInt8.self) != 0 { bytes.storeBytes(of: 0, toByteOffset: i, as: UInt8.self) }
+      i += 1
+    }
   }
 }

@@ -28,6 +28,37 @@ import Testing
     #expect(pool.counts.lent == 0 && pool.counts.free == 1)
   }
 
+  /// A buffer the packer swept is not cleared again (here a byte left inked on purpose shows it
+  /// was not), and one that was not is cleared as far as it was ever used: a small swept page on
+  /// a large page's dirty buffer leaves the rest of it to be cleared.
+  @Test func aSweptBufferIsNotClearedAgainAndADirtyOneIsAsFarAsItWasUsed() throws {
+    let pool = PageBuffers()
+    do {
+      let surface = try pool.surface(width: 640, height: 100)
+      let (pixels, stride) = try surface.pixels()
+      memset(pixels, 0xFF, stride * 100)
+    }
+    #expect(pool.dirtyExtents == [640 * 100])
+    do {
+      let surface = try pool.surface(width: 640, height: 10)
+      let (pixels, _) = try surface.pixels()
+      pixels[5] = 0x7F
+      pool.swept(surface)
+    }
+    #expect(pool.dirtyExtents == [640 * 100], "swept within the first 10 rows, dirty past them")
+    do {
+      let surface = try pool.surface(width: 640, height: 100)
+      let (pixels, stride) = try surface.pixels()
+      #expect((0..<(stride * 100)).allSatisfy { pixels[$0] == 0 }, "cleared as far as it was used")
+      pixels[5] = 0x7F
+      pool.swept(surface)
+    }
+    #expect(pool.dirtyExtents == [0])
+    let surface = try pool.surface(width: 640, height: 100)
+    let (pixels, _) = try surface.pixels()
+    #expect(pixels[5] == 0x7F, "a swept buffer was cleared again")
+  }
+
   @Test func aFewOfTheLargestAreKeptAndLargePagesAreNot() throws {
     let pool = PageBuffers()
     var held = try (1...6).map { try pool.surface(width: 640, height: 100 * $0) }
