@@ -101,4 +101,21 @@ import Testing
     try pdf.write(to: file)
     #expect(try Tool.run("pdfinfo", [file.path]).stdout.contains("Pages:           4"))
   }
+
+  /// A band is sent as wide as its rightmost dot: found from the right eight bytes at a time,
+  /// for every position of the last dot in rows of every length up to 40 bytes (and none).
+  @Test func aRowsInkedWidthIsItsRightmostDot() {
+    for count in 0...40 {
+      var row = [UInt8](repeating: 0, count: count)
+      row.withUnsafeBufferPointer { #expect(ESCPOSEncoder.Stream.inkedBytes($0) == 0, "blank, \(count) bytes") }
+      for last in 0..<count {
+        row = [UInt8](repeating: 0, count: count)
+        row[last] = 0x01
+        if last > 0 { row[0] = 0x80 }
+        row.withUnsafeBufferPointer {
+          #expect(ESCPOSEncoder.Stream.inkedBytes($0) == last + 1, "dot in byte \(last) of \(count)")
+        }
+      }
+    }
+  }
 }
