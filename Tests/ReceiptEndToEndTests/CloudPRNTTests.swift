@@ -187,7 +187,8 @@ import Testing
     let config = work.appendingPathComponent("serve.json")
     try """
     {"printers": {"till": "cloudprnt:\(Self.mac)"}, "printerModels": {"till": "star-mcprint3"},
-     "printerCredentials": {"till": "till:s3cret-pass"}, "pollTimeout": 5, "archiveDays": 0}
+     "printerCredentials": {"till": "till:s3cret-pass"}, "pollTimeout": 5, "archiveDays": 0,
+     "archive": "\(work.appendingPathComponent("receipt-archive").path)"}
     """.write(to: config, atomically: true, encoding: .utf8)
     let daemons = try (0..<2).map { i in
       try Daemon(

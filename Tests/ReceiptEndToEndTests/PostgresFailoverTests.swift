@@ -28,12 +28,20 @@ import Testing
     let archive = work.appendingPathComponent("archive")
     try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
     let config = work.appendingPathComponent("serve.json")
-    try #"{"maxCrashes": 1000, "archiveDays": 0}"#.write(to: config, atomically: true, encoding: .utf8)
+    // The archive in the work directory: with a PostgreSQL URL it is `./receipt-archive`, the
+    // checkout's, and a daemon killed between writing a document and removing it (`archiveDays`
+    // 0) left it there.
+    let archiveDirectory = work.appendingPathComponent("receipt-archive").path
+    try #"{"maxCrashes": 1000, "archiveDays": 0, "archive": "\#(archiveDirectory)"}"#.write(
+      to: config, atomically: true, encoding: .utf8)
     let daemons = try (0..<count).map { i in
       try Daemon(
         arguments: [
           "--config", config.path, "--db", database, "--printer", "archive=dir:\(archive.path)", "--printer",
           "counter=cups:\(queue)", "--templates", templates,
+          // No IPP listener (not what is tested): its certificate would be kept in
+          // `./receipt-tls`, the checkout's, with a PostgreSQL URL.
+          "--no-ipp",
         ],
         environment: ["CUPS_SERVER": rig.server], log: work.appendingPathComponent("serve-\(i).log"))
     }
