@@ -121,7 +121,8 @@ public struct RasterRenderer: Sendable {
     let (pixels, stride) = try surface.pixels()
     let source = pixels + columns.lowerBound
     let width = columns.count
-    let sweeping = buffers != nil && !gray
+    // Swept only when every row of the surface is read here.
+    let sweeping = buffers != nil && !gray && height == Int(cairo_image_surface_get_height(surface.pointer))
     let surfaceWidth = Int(cairo_image_surface_get_width(surface.pointer))
     defer { if sweeping { buffers?.swept(surface) } }
     var image = RasterImage(width: width, height: height, bitsPerPixel: gray ? 8 : 1)

@@ -1,7 +1,8 @@
 import Logging
 import PostgresNIO
 
-/// The statements every job goes through — its submission, its claim, each change's save and the
+/// The statements every job goes through — its submission, its claim, each change's save (on
+/// their own, the `CALL`s of `PostgresProcedures`; in a transaction, the statements here) and the
 /// read a conflict needs — as prepared statements: PostgreSQL parses, analyses and plans each
 /// once per connection instead of once per job (about a third of its CPU per submission went
 /// there, `perf` during `make bench-postgres`). postgres-nio prepares a statement on a
@@ -78,9 +79,9 @@ struct SessionClosed: Error, CustomStringConvertible {
   var description: String { "the PostgreSQL session had ended" }
 }
 
-/// A new job, and the wake-up its rule gives (see `PostgresJobStore.insert`): the job's columns
-/// but `sequence` (the database numbers it), then the printer (its submission lock, taken shared)
-/// and the printers to wake.
+/// A new job in the caller's transaction (an order's tickets, a reprint), and the wake-up its
+/// rule gives (see `PostgresJobStore.insert`): the job's columns but `sequence` (the database
+/// numbers it), then the printer (its submission lock, taken shared) and the printers to wake.
 struct InsertJobStatement: PreparedJobStatement {
   static let columns = JobColumn.allCases.filter { $0 != .sequence }
   static let sql: String = {
@@ -101,8 +102,9 @@ struct InsertJobStatement: PreparedJobStatement {
   let bindings: PostgresBindings
 }
 
-/// A change saved by compare-and-set (see `PostgresJobStore.save`): the changeable columns, then
-/// the state, the claim, the job's ID, the row version it was read at and the printers to wake.
+/// A change saved by compare-and-set in the caller's transaction (see `PostgresJobStore.save`):
+/// the changeable columns, then the state, the claim, the job's ID, the row version it was read
+/// at and the printers to wake.
 struct SaveJobStatement: PreparedJobStatement {
   static let columns = JobColumn.changeable
   static let sql = saveSQL(columns)
