@@ -172,9 +172,14 @@ import Testing
     // The test cluster trusts local connections: any password is taken, none is checked.
     // No host: the socket in ?host= (its file is named after the port, as libpq names it).
     let url = "postgres://postgres:\(secret)@:\(cluster.port)/\(database)?host=\(cluster.directory.path)"
+    // Its archive in the work directory and no IPP listener: with a PostgreSQL URL both would
+    // keep their files in the working directory, the checkout under test.
+    let config = work.appendingPathComponent("serve.json")
+    try #"{"archive": "\#(work.appendingPathComponent("receipt-archive").path)"}"#.write(
+      to: config, atomically: true, encoding: .utf8)
     let daemon = try Daemon(
-      arguments: ["--printer", "a=dir:\(work.path)", "--templates", templates], environment: ["RECEIPT_DB": url],
-      log: work.appendingPathComponent("serve.log"))
+      arguments: ["--config", config.path, "--printer", "a=dir:\(work.path)", "--templates", templates, "--no-ipp"],
+      environment: ["RECEIPT_DB": url], log: work.appendingPathComponent("serve.log"))
     try daemon.start()
     defer { _ = daemon.terminate() }
     let order = try String(contentsOfFile: "\(templates)/Examples/small.json", encoding: .utf8)

@@ -137,7 +137,7 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
 
   /// Print data received, one entry per connection that sent any (real-time requests excluded).
   public var jobs: [Data] { locked { $0.printedJobs } }
-  /// The pages printed so far (a page ends at a cut).
+  /// The pages printed so far (a page ends at a cut), and the page being printed (`cut` nil).
   public var pages: [SimulatedPage] { locked { $0.pages } }
   /// The process IDs the printer answered, in order.
   public var confirmedProcessIDs: [String] { locked { $0.answeredProcessIDs } }
