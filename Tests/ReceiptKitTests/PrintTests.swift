@@ -198,10 +198,12 @@ import Testing
     let result = try run(rig, ["print", small, "--printer", "broken", "--wait"])
     #expect(result.status == 75, "\(result.stdout)\(result.stderr)")
     // A failing filter stops the job (cupsd's finalize_job: "Job stopped due to filter errors"),
-    // whatever the queue's error policy (which is for backends); the driver's own message is
-    // the reason.
+    // whatever the queue's error policy (which is for backends); the reason is the job's message
+    // as cupsd keeps it: the driver's own, or — when cupsd ends the job before it has read the
+    // driver's last line, as under a full test run's load — its own "Filter failed".
     #expect(
-      result.stderr.wholeMatch(of: /receipt: error: job \d+ stopped: the test driver always fails.*\n/) != nil,
+      result.stderr.wholeMatch(
+        of: /receipt: error: job \d+ stopped: (the test driver always fails|Filter failed).*\n/) != nil,
       "\(result.stderr)")
   }
 
