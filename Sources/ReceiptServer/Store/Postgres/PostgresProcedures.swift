@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import PostgresNIO
@@ -28,8 +27,7 @@ struct PostgresProcedure: Sendable {
 
   /// A procedure named `prefix` and the digest of `signatureAndBody` (everything after the name).
   init(prefix: String, signatureAndBody: String) {
-    let digest = SHA256.hash(data: Data(signatureAndBody.utf8)).prefix(6)
-    name = prefix + "_" + digest.map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
+    name = prefix + "_" + ArchiveFile.sha256(Data(signatureAndBody.utf8)).prefix(12)
     definition = "CREATE PROCEDURE \(name)\(signatureAndBody)"
   }
 }
@@ -111,12 +109,6 @@ enum PostgresProcedures {
       if try found.first?.decode(Bool.self) == true { continue }
       try await connection.query(PostgresQuery(unsafeSQL: procedure.definition), logger: logger)
     }
-  }
-}
-
-extension String {
-  fileprivate func leftPadded(to width: Int) -> String {
-    count >= width ? self : String(repeating: "0", count: width - count) + self
   }
 }
 
