@@ -106,14 +106,11 @@ public struct TemplateLibrary: Sendable {
     func fail(_ message: String) -> TemplateError {
       location.map { TemplateError($0, message) } ?? TemplateError(file: name, message: message)
     }
-    guard !name.isEmpty, !name.hasPrefix("/"), !name.split(separator: "/").contains(".."),
-      name.unicodeScalars.allSatisfy(Self.nameCharacters.contains)
-    else {
+    guard !name.isEmpty, !name.hasPrefix("/"), Self.isRelativeName(name) else {
       throw fail("'\(name)' is not a name inside the templates directory (no absolute paths, no '..')")
     }
     var path = directory.path + "/" + name
-    let last = name.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
-    if let ext = defaultExtension, !Self.hasExtension(last) { path += "." + ext }
+    if let ext = defaultExtension, !Self.hasExtension(Self.lastComponent(name)) { path += "." + ext }
     guard let resolved = Self.realPath(path) else {
       let known = (try? templateNames()) ?? []
       let shown = path.split(separator: "/").last.map(String.init) ?? name
@@ -127,11 +124,48 @@ public struct TemplateLibrary: Sendable {
     return resolved
   }
 
-  /// Whether a file name has an extension as `URL.pathExtension` sees one (a dot neither first
-  /// nor last).
+  /// Whether a file name has an extension: a dot neither first nor last. By its bytes: a dot is
+  /// one byte, and never part of another character's.
   static func hasExtension(_ name: Substring) -> Bool {
-    guard let dot = name.lastIndex(of: ".") else { return false }
-    return dot != name.startIndex && name.index(after: dot) != name.endIndex
+    let bytes = name.utf8
+    guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return false }
+    return dot != bytes.startIndex && bytes.index(after: dot) != bytes.endIndex
+  }
+
+  /// The last `/`-separated component of a name (all of it when it has no `/`).
+  static func lastComponent(_ name: String) -> Substring {
+    guard let slash = name.utf8.lastIndex(of: UInt8(ascii: "/")) else { return name[...] }
+    return name[name.utf8.index(after: slash)...]
+  }
+
+  /// Whether a relative name uses only letters, digits, `-`, `_`, `.` and `/`, and has no `..`
+  /// component. ASCII names (nearly all) are checked by their bytes in one pass; others by
+  /// their scalars against ``nameCharacters``, as before.
+  static func isRelativeName(_ name: String) -> Bool {
+    func isNameByte(_ b: UInt8) -> Bool {
+      (b >= 0x30 && b <= 0x39) || (b | 0x20 >= 0x61 && b | 0x20 <= 0x7A) || b == 0x2D || b == 0x5F || b == 0x2E
+        || b == 0x2F
+    }
+    var componentLength = 0  // bytes of the current component so far
+    var componentDots = 0  // of which dots
+    var ascii = true
+    for b in name.utf8 {
+      if b == UInt8(ascii: "/") {
+        if componentLength == 2, componentDots == 2 { return false }
+        componentLength = 0
+        componentDots = 0
+        continue
+      }
+      componentLength += 1
+      if b == UInt8(ascii: ".") { componentDots += 1 }
+      if b >= 0x80 {
+        ascii = false
+      } else if !isNameByte(b) {
+        return false
+      }
+    }
+    if componentLength == 2, componentDots == 2 { return false }
+    return ascii || name.unicodeScalars.allSatisfy(Self.nameCharacters.contains)
   }
 
   /// `realpath(3)`: the path with every symlink, `.` and `//` resolved; nil when a component

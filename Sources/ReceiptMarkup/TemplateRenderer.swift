@@ -317,7 +317,11 @@ final class TemplateRenderer {
 
   /// The last component of a path.
   static func fileName(_ path: String) -> String {
-    path.split(separator: "/").last.map(String.init) ?? path
+    // By its bytes, as a path's separator is one byte: `split` made every component a string.
+    guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
+    let last = path[path.utf8.index(after: slash)...]
+    // `split` left out empty components: "dir/" names "dir".
+    return last.isEmpty ? (path.split(separator: "/").last.map(String.init) ?? path) : String(last)
   }
 
   // MARK: - Bindings

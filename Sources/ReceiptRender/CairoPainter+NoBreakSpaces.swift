@@ -21,22 +21,64 @@ extension CairoPainter {
   /// space drawn with the font's own glyph for it becomes the font's space glyph, and a space
   /// in the text.
   func documentRun(_ run: GlyphRun, _ cr: OpaquePointer) -> GlyphRun {
-    guard ExactText.hasByte(atLeast: 0xC2, in: run.text), run.text.utf16.contains(where: Self.noBreakSpaces.contains)
-    else { return run }
+    // Every no-break space is a byte of 0xC2 or more in UTF-8: most runs are answered by a byte
+    // scan, the rest by one pass over their bytes (the UTF-16 view was a slow path for every
+    // run with a non-ASCII letter, and the text was rebuilt from UTF-16 units).
+    guard ExactText.hasByte(atLeast: 0xC2, in: run.text) else { return run }
+    guard let (text, found) = Self.spacedText(run.text) else { return run }
     let blanks = blankGlyphs(for: run.font, cr)
     guard let space = blanks[0x20] else { return run }
-    let units = Array(run.text.utf16)
     var out = run
     out.glyphs = run.glyphs.map { glyph in
-      guard units.indices.contains(glyph.cluster), Self.noBreakSpaces.contains(units[glyph.cluster]),
-        blanks[units[glyph.cluster]] == glyph.id
+      guard let unit = found.first(where: { $0.offset == glyph.cluster })?.unit, blanks[unit] == glyph.id
       else { return glyph }
       var glyph = glyph
       glyph.id = space
       return glyph
     }
-    out.text = String(decoding: units.map { Self.noBreakSpaces.contains($0) ? 0x20 : $0 }, as: UTF16.self)
+    out.text = text
     return out
+  }
+
+  /// A text with each no-break space a space, and where each was (its UTF-16 offset, which a
+  /// glyph's cluster is) with which one it was; nil when it has none.
+  static func spacedText(_ text: String) -> (String, [(offset: Int, unit: UInt16)])? {
+    func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> (String, [(offset: Int, unit: UInt16)])? {
+      var found: [(offset: Int, unit: UInt16)] = []
+      var out: [UInt8] = []
+      var offset = 0  // in UTF-16 units, at byte i
+      var copied = 0  // bytes before this are in `out`
+      var i = 0
+      while i < bytes.count {
+        let b = bytes[i]
+        var unit: UInt16?
+        var length = 0
+        if b == 0xC2, i + 1 < bytes.count, bytes[i + 1] == 0xA0 {
+          (unit, length) = (0x00A0, 2)
+        } else if b == 0xE2, i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0x87 || bytes[i + 2] == 0xAF {
+          (unit, length) = (bytes[i + 2] == 0x87 ? 0x2007 : 0x202F, 3)
+        }
+        if let unit {
+          if out.isEmpty { out.reserveCapacity(bytes.count) }
+          out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<i]))
+          out.append(0x20)
+          found.append((offset, unit))
+          i += length
+          copied = i
+          offset += 1
+          continue
+        }
+        // A scalar starts at every byte but a continuation byte; one beyond the BMP (a 4-byte
+        // sequence) is two UTF-16 units.
+        if b & 0xC0 != 0x80 { offset += b >= 0xF0 ? 2 : 1 }
+        i += 1
+      }
+      guard !found.isEmpty else { return nil }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<bytes.count]))
+      return (String(decoding: out, as: UTF8.self), found)
+    }
+    if let result = text.utf8.withContiguousStorageIfAvailable(scan) { return result }
+    return Array(text.utf8).withUnsafeBufferPointer(scan)
   }
 
   /// The glyphs of a space and of each no-break space in a font, as its character map gives
