@@ -27,4 +27,38 @@ import Testing
     #expect(!open.contains(ends[0]) && !open.contains(ends[1]), "the helper holds \(open), the pipe is \(ends)")
     #expect(open.filter { $0 > 2 }.count <= 1, "\(open)")
   }
+
+  /// A program `spawn` starts (the helpers, the mail handoff's `setsid`) blocks no signal and
+  /// ignores none, whatever the starting thread blocked and the process ignored: a daemon's
+  /// threads block SIGTERM and it ignores SIGTERM and SIGINT, which a child would keep across
+  /// `exec`. `grep` reads its own masks (no shell between: dash clears a child's blocked mask).
+  @Test func aSpawnedProgramHasNoBlockedOrIgnoredSignal() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let report = directory.appendingPathComponent("masks").path
+    #expect(FileManager.default.createFile(atPath: report, contents: nil))
+    let previous = signal(SIGUSR2, SIG_IGN)
+    defer { signal(SIGUSR2, previous) }
+    var blocked = sigset_t()
+    sigemptyset(&blocked)
+    sigaddset(&blocked, SIGTERM)
+    var old = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &blocked, &old)
+    let pid = try? BoundedProcess.spawn(
+      ["/bin/grep", "-E", "^Sig(Blk|Ign):", "/proc/self/status"], environment: [:], output: report)
+    pthread_sigmask(SIG_SETMASK, &old, nil)
+    let child = try #require(pid)
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0, errno == EINTR {}
+    #expect(status == 0)
+    var masks: [String: UInt64] = [:]
+    for line in try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n") {
+      let parts = line.split(separator: ":")
+      if parts.count == 2 { masks[String(parts[0])] = UInt64(parts[1].trimmingCharacters(in: .whitespaces), radix: 16) }
+    }
+    #expect(masks["SigBlk"] == 0, "no signal blocked")
+    // The standard signals (1–31): glibc keeps its two real-time signals out of posix_spawn's reach.
+    #expect(masks["SigIgn"].map { $0 & 0x7FFF_FFFF } == 0, "no signal ignored")
+  }
 }
