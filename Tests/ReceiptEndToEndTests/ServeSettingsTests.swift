@@ -122,7 +122,8 @@ import Testing
     let config = work.appendingPathComponent("serve.json")
     try """
     {"printers": {"kiosk": "dir:\(work.path)"}, "printerModels": {"kiosk": "generic-58mm"},
-     "printerPapers": {"kiosk": "58mm"}, "ippHost": "127.0.0.2", "database": "\(work.path)/q.sqlite"}
+     "printerPapers": {"kiosk": "58mm"}, "ippHost": "127.0.0.2", "database": "\(work.path)/q.sqlite",
+     "templates": "\(Tool.packageRoot.appendingPathComponent("Templates").path)"}
     """.write(to: config, atomically: true, encoding: .utf8)
     let (envPort, flagPort) = (try PrintRig.freePortForTests(), try PrintRig.freePortForTests())
     func media(_ port: UInt16, host: String = "127.0.0.1") -> [String] {

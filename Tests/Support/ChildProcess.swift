@@ -48,7 +48,7 @@ public final class ChildProcess: @unchecked Sendable {
   public init(
     _ program: String, _ arguments: [String], environment: [String: String] = [:],
     replacingEnvironment: [String: String]? = nil, stdin: Stream = .null, stdout: Stream = .null,
-    stderr: Stream = .null, ownGroup: Bool = true
+    stderr: Stream = .null, ownGroup: Bool = true, directory: URL? = nil
   ) throws {
     let variables =
       replacingEnvironment ?? ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
@@ -75,6 +75,13 @@ public final class ChildProcess: @unchecked Sendable {
         result = posix_spawn_file_actions_adddup2(&actions, 1, descriptor)
       }
       guard result == 0 else { throw RigError("cannot run \(program): \(String(cString: strerror(result)))") }
+    }
+    // After the streams are open (their paths are the caller's), the child's working directory.
+    if let directory {
+      guard let changeDirectory = Self.changeDirectory, changeDirectory(&actions, directory.path) == 0 else {
+        throw RigError(
+          "cannot run \(program) in \(directory.path): no posix_spawn_file_actions_addchdir_np (glibc 2.29+)")
+      }
     }
     guard let closeFrom = Self.closeFrom, closeFrom(&actions, 3) == 0 else {
       throw RigError("cannot run \(program): glibc has no posix_spawn_file_actions_addclosefrom_np (2.34+)")
@@ -103,6 +110,16 @@ public final class ChildProcess: @unchecked Sendable {
     dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
       unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
     }
+
+  /// glibc's `posix_spawn_file_actions_addchdir_np` (2.29 and later; a GNU extension Swift's
+  /// Glibc module does not declare).
+  private static let changeDirectory:
+    (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32)? =
+      dlsym(nil, "posix_spawn_file_actions_addchdir_np").map {
+        unsafeBitCast(
+          $0,
+          to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32).self)
+      }
 
   /// Whether it has not ended yet (it is not reaped by asking).
   public var isRunning: Bool {

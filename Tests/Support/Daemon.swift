@@ -62,9 +62,12 @@ public final class Daemon: @unchecked Sendable {
       wrapper.isEmpty ? (binary, serve) : (wrapper[0], wrapper.dropFirst() + [binary] + serve)
     let logStart = (try? FileManager.default.attributesOfItem(atPath: log.path)[.size] as? UInt64) ?? 0
     lock.withLock { self.logStart = logStart }
+    // In its log's directory (the test's own), not the checkout's: what a daemon writes where it
+    // runs (with a PostgreSQL URL its archive and IPP certificate by default) stays out of the
+    // repository under test.
     let process = try ChildProcess(
       program, Array(programArguments), environment: environment, stdout: .write(log, append: true),
-      stderr: .standardOutput)
+      stderr: .standardOutput, directory: log.deletingLastPathComponent())
     self.process = process
     let deadline = Date().addingTimeInterval(30)
     lock.withLock { boundPort = 0 }
