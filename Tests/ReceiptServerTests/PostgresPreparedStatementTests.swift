@@ -85,7 +85,10 @@ import Testing
   /// another session holds the job table (a submission's `CALL` is prepared without the table:
   /// its own execution fails); once it lets go, every change and submission is stored.
   @Test func aFailedPreparationDoesNotStayWithItsConnection() async throws {
-    let (cluster, name, store) = try database(setting: "lock_timeout = '300ms'")
+    // Two seconds, not less: every commit that notifies waits for PostgreSQL's one lock on the
+    // notification queue (cluster-wide), and under a full test run's load the first submission
+    // below once waited longer than 300 ms for it ("did not commit the write: … lock timeout").
+    let (cluster, name, store) = try database(setting: "lock_timeout = '2s'")
     let request = JobRequest(printer: "bar", template: "receipt", data: PostgresStoreTests.order)
     // A pooled connection, open, with the submission prepared on it but not the read.
     let job = try await store.submit(request, idempotencyKey: nil).job
