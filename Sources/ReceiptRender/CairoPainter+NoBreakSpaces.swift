@@ -14,7 +14,9 @@ import ReceiptModel
 /// reads "12,50 €" with a plain space. Rasters are not concerned.
 extension CairoPainter {
   /// U+00A0 no-break space, U+2007 figure space, U+202F narrow no-break space: blank, one
-  /// UTF-16 unit each (cluster offsets stay as they are), outside WinAnsi.
+  /// UTF-16 unit each (cluster offsets stay as they are), outside WinAnsi. ``spacedText(_:)``
+  /// finds them by their UTF-8 bytes: one added here is added there (`NoBreakSpaceTextTests`
+  /// reads texts by this list).
   static let noBreakSpaces: [UInt16] = [0x00A0, 0x2007, 0x202F]
 
   /// The run as a document draws it (the context's font must be the run's): each no-break
