@@ -44,7 +44,8 @@ public final class ChildProcess: @unchecked Sendable {
   private var ended: Termination?
 
   /// Starts `program` (looked up in PATH unless it holds a slash) with `arguments`, this
-  /// process's environment with `environment` over it (or exactly `replacingEnvironment`).
+  /// process's environment with `environment` over it (or exactly `replacingEnvironment`), in
+  /// `directory` when given (else this process's working directory).
   public init(
     _ program: String, _ arguments: [String], environment: [String: String] = [:],
     replacingEnvironment: [String: String]? = nil, stdin: Stream = .null, stdout: Stream = .null,
