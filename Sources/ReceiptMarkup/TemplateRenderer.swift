@@ -317,9 +317,8 @@ final class TemplateRenderer {
 
   /// The last component of a path.
   static func fileName(_ path: String) -> String {
-    // By its bytes, as a path's separator is one byte: `split` made every component a string.
-    guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return path }
-    let last = path[path.utf8.index(after: slash)...]
+    // By its bytes (``TemplateLibrary/lastComponent(_:)``): `split` made every component a string.
+    let last = TemplateLibrary.lastComponent(path)
     // `split` left out empty components: "dir/" names "dir".
     return last.isEmpty ? (path.split(separator: "/").last.map(String.init) ?? path) : String(last)
   }
