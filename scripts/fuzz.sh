@@ -14,6 +14,8 @@ binary=.build-fuzz/debug/receipt-fuzz
 total=0
 failed=0
 for target in "${targets[@]}"; do
+  # libFuzzer exits at once (1, no execution) when a corpus directory it is given is missing.
+  [[ -d "Fuzz/Corpus/$target" ]] || { echo "fuzz: $target has no seed corpus in Fuzz/Corpus/$target" >&2; failed=1; continue; }
   work=".build-fuzz/corpus/$target"
   artifacts=".build-fuzz/crashes/$target/"
   mkdir -p "$work" "$artifacts"

@@ -3,8 +3,8 @@ import ReceiptKit
 import ReceiptServer
 
 /// Fuzz targets for libFuzzer (`make fuzz`): untrusted input into the parts that read it.
-/// `FUZZ_TARGET` picks one: `template` (template XML and order JSON through binding, layout and
-/// a PDF), `expression` (the expression language: `${…}` and `test`), `json` (the order parser), `image` (PNG and JPEG headers and pixels), `http` (a job
+/// `FUZZ_TARGET` picks one: `template` (template XML and order JSON through binding, layout, a
+/// PDF and ESC/POS), `expression` (the expression language: `${…}` and `test`), `json` (the order parser), `image` (PNG and JPEG headers and pixels), `http` (a job
 /// request body), `config` (the daemon's configuration file), `ipp` (an IPP request),
 /// `document` (a raster, JPEG or PNG document of an IPP job), `pdf` (a PDF through poppler and
 /// what receipt reads of its answers), `pagefile` (the pages a document reader process hands back). Built with `-DFUZZING` (and
@@ -51,7 +51,9 @@ enum Fuzz {
       let file = scratch.appendingPathComponent("t.xml")
       guard (try? template.write(to: file)) != nil else { return }
       guard let bound = try? engine.templateDocument(template: "t", data: order, templates: scratch) else { return }
-      _ = try? engine.render(bound.document, format: .pdf)
+      // Both ways a receipt is drawn: a PDF (cairo's vector surface) and printer dots (the
+      // raster path: glyph bitmaps, packing to 1 bit, dithering, the ESC/POS encoder).
+      _ = try? engine.render(bound.document, formats: [.pdf, .escpos])
     case "json":
       if let value = try? JSONValue.parse(data) {
         precondition(value == (try? JSONValue.parse(data)), "parsing is deterministic")
