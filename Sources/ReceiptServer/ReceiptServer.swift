@@ -82,8 +82,10 @@ package final class ReceiptServer: Sendable {
       webhooks: WebhookFront(
         webhooks: configuration.webhooks, configuration: configuration, store: store, metrics: metrics,
         logger: logger))
-    // The queue's wake-ups reach the printer's worker at once.
-    store.observeWork { printer in workers.wake(printer) }
+    // The queue's wake-ups reach the printer's worker at once. Weakly: the workers hold the
+    // store, and a cycle would keep both — and the daemon's thread pools — past the daemon
+    // (ServerLifetimeTests).
+    store.observeWork { [weak workers] printer in workers?.wake(printer) }
     // Every committed change of a job, in commit order, to the event feed.
     store.observeChanges(JobEventFeed(hub: hub))
   }
