@@ -71,4 +71,28 @@ import Testing
     defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
     try body()
   }
+
+  /// A finished handoff's files as the transport's wrapper leaves them: its status, and what the
+  /// transport said — nothing (an empty file: read without swift-foundation's leak of empty
+  /// files, see `MailHandoff.text(of:)`), a refusal, or bytes that are not UTF-8 (kept, repaired).
+  @Test func aFinishedHandoffIsItsStatusAndWhatTheTransportSaid() throws {
+    let directory = try Tool.temporaryDirectory()
+    let handoff = MailHandoff(command: ["/bin/true"], directory: directory)
+    func file(_ name: String) -> URL { directory.appendingPathComponent(name) }
+    func finish(_ name: String, status: String, err: [UInt8]) throws {
+      try Data(err).write(to: file("\(name).err"))
+      try Data(status.utf8).write(to: file("\(name).status"))
+    }
+    try finish("silent", status: "0\n", err: [])
+    #expect(handoff.state(of: "silent") == .finished(status: 0, message: ""))
+    try finish("refused", status: "75\n", err: Array("relay refused: 4.7.1 try later\n".utf8))
+    #expect(handoff.state(of: "refused") == .finished(status: 75, message: "relay refused: 4.7.1 try later"))
+    try finish("latin1", status: "1", err: Array("Empf".utf8) + [0xE4] + Array("nger".utf8))
+    #expect(handoff.state(of: "latin1") == .finished(status: 1, message: "Empf\u{FFFD}nger"))
+    // Without a status: its pid file names a process whose command line does not name the
+    // handoff (this test process), or none at all.
+    try Data("\(getpid())\n".utf8).write(to: file("cut.pid"))
+    #expect(handoff.state(of: "cut") == .none)
+    #expect(handoff.state(of: "never") == .none)
+  }
 }
