@@ -37,6 +37,27 @@ import Testing
     #expect(registry.count == 2)
   }
 
+  /// Two event streams fill `maxConnections` 2; a till connects, then a stream ends (its
+  /// connection idle, nothing closed: the till's is new), and another stream's connection opens
+  /// (accepted before the till's, its opening handled after it on another event loop): the
+  /// connection closed to make room is the ended stream's, not the till's — which had been
+  /// "idle" longer only because it had just opened.
+  @Test func aConnectionAboutToAskIsNotClosedForALaterArrival() {
+    let registry = ConnectionRegistry(maxConnections: 2)
+    let streams = [answering(registry), answering(registry)]
+    let till = EmbeddedChannel()
+    registry.opened(till)
+    registry.idle(streams[0])
+    #expect(registry.count == 3)
+    let late = EmbeddedChannel()
+    registry.opened(late)
+    #expect(registry.count == 3)
+    registry.closed(streams[0])
+    #expect(registry.count == 3, "the ended stream's connection was still open: the till's was closed")
+    registry.closed(till)
+    #expect(registry.count == 2)
+  }
+
   /// A new connection beyond `maxConnections` still closes the connection that has waited
   /// longest without a request, however new (a flood of idle connections never locks a till out).
   @Test func aNewConnectionMakesRoomByClosingTheIdlestOne() {

@@ -150,21 +150,32 @@ final class ConnectionRegistry: Sendable {
     evict?.close(promise: nil)
   }
 
-  /// The connection to close to make room (see ``opened(_:)``), never `spared`.
+  /// The connection to close to make room (see ``opened(_:)``), never `spared`: the idlest of
+  /// those that have had an answer or have been open past ``rateGrace``, else the idlest of those
+  /// that opened a moment ago without a request yet, else the slowest sender. A connection that
+  /// just opened counts as idle since it opened, so a till's `/healthz`, opened before the event
+  /// streams it arrived among had ended, was the idlest and closed before its request came
+  /// (once, in a fresh clone's run of `eventStreamsCannotLockTheAPIOut`); an ended answer's
+  /// connection goes first now, and a flood of new connections still closes the oldest of its own.
   private static func victim(
     among entries: [ObjectIdentifier: Entry], sparing spared: ObjectIdentifier, now: UInt64
   ) -> ObjectIdentifier? {
     var idlest: (key: ObjectIdentifier, since: UInt64)?
+    var idlestNew: (key: ObjectIdentifier, since: UInt64)?
     var slowest: (key: ObjectIdentifier, rate: Double)?
     for (key, entry) in entries where key != spared {
       if let since = entry.idleSince {
-        if since < idlest?.since ?? .max { idlest = (key, since) }
+        if entry.requested || now >= entry.openedAt + rateGrace {
+          if since < idlest?.since ?? .max { idlest = (key, since) }
+        } else if since < idlestNew?.since ?? .max {
+          idlestNew = (key, since)
+        }
       } else if let since = entry.receivingSince, now > since + rateGrace {
         let rate = Double(entry.received) * 1e9 / Double(now - since)
         if rate < Double(minimumBodyRate), rate < slowest?.rate ?? .infinity { slowest = (key, rate) }
       }
     }
-    return idlest?.key ?? slowest?.key
+    return idlest?.key ?? idlestNew?.key ?? slowest?.key
   }
 
   /// A request's head came: it is in a request, receiving.
