@@ -135,8 +135,9 @@ final class ConnectionRegistry: Sendable {
   var count: Int { state.withLock { $0.entries.count } }
 
   /// A new connection. Beyond `maxConnections` one connection is closed to make room: the one
-  /// that has waited longest without a request, else the slowest of those sending a request
-  /// below ``minimumBodyRate``. A request the daemon is answering is never closed.
+  /// that has waited longest without a request (one that opened a moment ago and has not asked
+  /// yet only when no other waits), else the slowest of those sending a request below
+  /// ``minimumBodyRate``. A request the daemon is answering is never closed.
   func opened(_ channel: any Channel) {
     let now = NIODeadline.now().uptimeNanoseconds
     let evict: (any Channel)? = state.withLock { state in
