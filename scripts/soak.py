@@ -56,7 +56,14 @@ def main():
          *[a for p in PRINTERS for a in ("--printer", f"{p}=dir:{archive}")],
          "--templates", os.path.join(ROOT, "Templates")],
         stdout=subprocess.PIPE, stderr=log, text=True)
-    line = daemon.stdout.readline()
+    # The API's and the IPP printers' addresses, in the order their listeners came up.
+    line = ""
+    for _ in range(5):
+        line = daemon.stdout.readline()
+        if "http://127.0.0.1:" in line:
+            break
+    else:
+        sys.exit(f"soak: the daemon did not say its API's address (last line: {line!r})")
     port = int(line.split("http://127.0.0.1:")[1].split("/")[0])
     stop = threading.Event()
     lock = threading.Lock()
