@@ -112,6 +112,9 @@ final class ConnectionRegistry: Sendable {
     /// opened a moment ago has not had time to send one.
     var openedAt: UInt64 = 0
     var requested = false
+
+    /// It has asked before, or has been open past ``rateGrace``: not a client about to ask.
+    func isSettled(now: UInt64) -> Bool { requested || now >= openedAt + ConnectionRegistry.rateGrace }
   }
 
   private struct State {
@@ -166,7 +169,7 @@ final class ConnectionRegistry: Sendable {
     var slowest: (key: ObjectIdentifier, rate: Double)?
     for (key, entry) in entries where key != spared {
       if let since = entry.idleSince {
-        if entry.requested || now >= entry.openedAt + rateGrace {
+        if entry.isSettled(now: now) {
           if since < idlest?.since ?? .max { idlest = (key, since) }
         } else if since < idlestNew?.since ?? .max {
           idlestNew = (key, since)
@@ -221,7 +224,7 @@ final class ConnectionRegistry: Sendable {
       guard state.entries.count > maxConnections else { return nil }
       // Not this one: its answer's end is still being written.
       let idlest = state.entries.filter {
-        $0.key != id && $0.value.idleSince != nil && ($0.value.requested || now >= $0.value.openedAt + Self.rateGrace)
+        $0.key != id && $0.value.idleSince != nil && $0.value.isSettled(now: now)
       }.min {
         $0.value.idleSince! < $1.value.idleSince!
       }
