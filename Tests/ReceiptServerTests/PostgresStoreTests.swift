@@ -192,7 +192,7 @@ import Testing
     await #expect(throws: StoreUnavailable.self) { try await gone.job("x") }
     await gone.close()
     #expect(throws: ReceiptError.self) { try PostgresURL("postgres://127.0.0.1/db") }
-    #expect(throws: ReceiptError.self) { try PostgresURL("postgres://u@h/db?sslmode=require") }
+    #expect(throws: ReceiptError.self) { try PostgresURL("postgres://u@h/db?sslmode=required") }
     let url = try PostgresURL("postgres://shop:secret@db.local:6543/queue")
     #expect(url.redacted == "postgres://shop:***@db.local:6543/queue")
     let socket = try PostgresURL("postgres://shop:secret@:6543/queue?host=/run/postgresql")

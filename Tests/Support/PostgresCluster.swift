@@ -27,9 +27,14 @@ public final class PostgresCluster: Sendable {
     }
   }
 
+  /// Settings of this cluster's own (`name=value`, each given to `postgres` as `-c`).
+  let settings: [String]
+
   /// Creates and starts a cluster (use ``shared()`` in tests; a second cluster for tests that
-  /// stop or kill theirs).
-  public init() throws {
+  /// stop or kill theirs). `configure`, if given, runs after `initdb` and before the start with
+  /// the cluster's directory (the data directory is `data` in it; files it writes there must be
+  /// the `postgres` user's: ``giveToPostgres(_:)``), and returns settings of the cluster's own.
+  public init(configure: ((URL) throws -> [String])? = nil) throws {
     guard
       let version = try FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql").sorted().last
     else { throw RigError("PostgreSQL is not installed (apt-get install postgresql; scripts/setup.sh --test)") }
@@ -39,6 +44,7 @@ public final class PostgresCluster: Sendable {
     // An ephemeral port, as the rig's other servers take: never one a printer simulator may take.
     port = try PrintRig.freePortForTests()
     try Self.asPostgres(bin + "/initdb", ["-D", directory.path + "/data", "-A", "trust", "-U", "postgres", "-N"])
+    settings = try configure?(directory) ?? []
     try start()
   }
 
@@ -62,7 +68,7 @@ public final class PostgresCluster: Sendable {
         // Dynamic shared memory as files of the data directory, gone with it: in /dev/shm a
         // cluster stopped with `kill -9` (a crash the tests make) left its segments behind.
         "-c", "dynamic_shared_memory_type=mmap",
-      ]
+      ] + settings.flatMap { ["-c", $0] }
     _ = try ChildProcess(
       "/usr/bin/setsid", arguments, stdout: .write(URL(fileURLWithPath: directory.path + "/log"), append: true),
       stderr: .standardOutput, ownGroup: false
@@ -78,6 +84,12 @@ public final class PostgresCluster: Sendable {
   /// Stops the server (`fast`: sessions are ended; `immediate`: as a crash would).
   public func stop(mode: String = "fast") {
     _ = try? Self.asPostgres(bin + "/pg_ctl", ["-D", directory.path + "/data", "-m", mode, "-w", "stop"])
+  }
+
+  /// Makes a file or directory the `postgres` user's (what the server reads must be; a key file
+  /// also only readable by it).
+  public static func giveToPostgres(_ path: String) throws {
+    try asPostgres("chown", ["postgres:postgres", path], root: true)
   }
 
   /// A new empty database; its URL for `--db`.

@@ -102,12 +102,22 @@ final class PostgresJobStore: JobStore, Sendable {
         group.addTask {
           let name = url.redacted
           do {
-            try await bounded(timeout, what: name) { _ in try await PostgresSchema.migrate(client, logger: logger) }
+            try await bounded(timeout, what: name) { _ in
+              // A session of its own first: a session that cannot be made fails here with its
+              // reason (refused, TLS, authentication), where the pool would try again until
+              // the bound and say only that the server did not answer.
+              let session = try await PostgresConnection.connect(
+                configuration: url.configuration, id: Int.random(in: 1...1 << 30), logger: logger)
+              try? await session.close()
+              try await PostgresSchema.migrate(client, logger: logger)
+            }
             migrated.open(.success(()))
           } catch let error as StatementError {
             migrated.open(.failure(StoreUnavailable(reason: "cannot migrate \(name): \(error)")))
           } catch let error as StoreUnavailable {
             migrated.open(.failure(StoreUnavailable(reason: "cannot reach \(name): \(error.reason)")))
+          } catch let error as PSQLError {
+            migrated.open(.failure(StoreUnavailable(reason: "cannot reach \(name): \(StatementError.describe(error))")))
           } catch {
             migrated.open(.failure(error))
           }
@@ -352,8 +362,13 @@ struct StatementError: Error, CustomStringConvertible {
   /// server's message, else postgres-nio's code and what it wraps (`connectionError: …
   /// Connection refused`) — a `PSQLError` interpolated says only that it is not saying.
   static func describe(_ error: any Error) -> String {
+    if let tls = PostgresTLS.describe(error) { return tls }
     guard let error = error as? PSQLError else { return "\(error)" }
     if let message = error.serverInfo?[.message] { return message }
+    if error.code == .sslUnsupported {
+      return
+        "the server does not offer TLS, which sslmode requires: turn ssl on in its postgresql.conf, or use sslmode=prefer"
+    }
     guard let underlying = error.underlying else { return "\(error.code)" }
     return "\(error.code): \(describe(underlying))"
   }

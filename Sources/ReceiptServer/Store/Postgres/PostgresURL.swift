@@ -1,11 +1,11 @@
 package import Foundation
+import NIOSSL
 import PostgresNIO
 import ReceiptKit
 
 /// A PostgreSQL address as `--db` takes it: `postgres://user[:password]@host[:port]/database`,
-/// or a local socket directory as `postgres://user@/database?host=/var/run/postgresql`.
-/// `sslmode=disable` (the default) is the only mode: keep the database on a trusted network or
-/// on the same machine.
+/// or a local socket directory as `postgres://user@/database?host=/var/run/postgresql`, with
+/// libpq's TLS parameters (``PostgresTLS``): `?sslmode=verify-full&sslrootcert=/etc/receipt/db-ca.pem`.
 package struct PostgresURL: Sendable, CustomStringConvertible {
   package var user: String
   package var password: String?
@@ -15,6 +15,10 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
   /// The directory of PostgreSQL's Unix socket (`?host=/path`).
   package var socketDirectory: String?
   package var database: String
+  /// TLS on TCP sessions (libpq's `sslmode` and its files).
+  package let tls: PostgresTLS
+  /// The sessions' TLS context, made once from ``tls`` (nil: `disable`).
+  private let sessionContext: NIOSSLContext?
 
   /// Whether `string` names a PostgreSQL database (not a SQLite file).
   package static func isPostgres(_ string: String) -> Bool {
@@ -35,17 +39,31 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
       throw ReceiptError(.data, "'\(Self.redact(string))' names no database; \(form)")
     }
     var socket: String?
+    var tls = PostgresTLS()
     for item in components.queryItems ?? [] {
-      switch (item.name, item.value ?? "") {
-      case ("host", let path) where path.hasPrefix("/"): socket = path
-      case ("sslmode", "disable"): break
-      case ("sslmode", let mode):
-        throw ReceiptError(
-          .data, "sslmode=\(mode) is not supported (only disable); use a trusted network or a local socket")
+      let value = item.value ?? ""
+      switch item.name {
+      case "host" where value.hasPrefix("/"): socket = value
+      case "sslmode":
+        guard let mode = PostgresTLS.Mode(rawValue: value) else {
+          let modes = PostgresTLS.Mode.allCases.map(\.rawValue).joined(separator: ", ")
+          throw ReceiptError(.data, "sslmode=\(value) is not a TLS mode; give one of \(modes)")
+        }
+        tls.mode = mode
+      case "sslrootcert", "sslcert", "sslkey":
+        guard !value.isEmpty else { throw ReceiptError(.data, "\(item.name) in the database URL names no file") }
+        switch item.name {
+        case "sslrootcert": tls.rootCertificates = value
+        case "sslcert": tls.clientCertificate = value
+        default: tls.clientKey = value
+        }
       default:
-        throw ReceiptError(.data, "unknown parameter '\(item.name)' in the database URL (known: host, sslmode)")
+        throw ReceiptError(
+          .data,
+          "unknown parameter '\(item.name)' in the database URL (known: host, sslmode, sslrootcert, sslcert, sslkey)")
       }
     }
+    try tls.load()
     let host = components.host.flatMap { $0.isEmpty ? nil : $0 }
     guard host != nil || socket != nil else {
       throw ReceiptError(.data, "'\(Self.redact(string))' names no host; \(form) (or ?host=/socket/directory)")
@@ -56,13 +74,23 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
     port = components.port ?? 5432
     socketDirectory = socket
     self.database = database
+    self.tls = tls
+    do {
+      sessionContext = try tls.configuration.map { try NIOSSLContext(configuration: $0) }
+    } catch {
+      throw ReceiptError(
+        .data, "the database URL's TLS files do not make a TLS client (\(error)); check that sslkey is sslcert's key")
+    }
   }
 
   /// The URL without its password, for messages and logs.
   package var redacted: String {
     let socketPort = port == 5432 ? "" : ":\(port)"
+    var parameters = socketDirectory.map { ["host=\($0)"] } ?? []
+    if socketDirectory == nil { parameters += tls.parameters }
     let address =
-      socketDirectory.map { "@\(socketPort)/\(database)?host=\($0)" } ?? "@\(host ?? ""):\(port)/\(database)"
+      (socketDirectory == nil ? "@\(host ?? ""):\(port)/\(database)" : "@\(socketPort)/\(database)")
+      + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
     return "postgres://\(user)" + (password == nil ? "" : ":***") + address
   }
 
@@ -82,7 +110,8 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
         unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: user, password: password, database: database)
     } else {
       configuration = .init(
-        host: host ?? "localhost", port: port, username: user, password: password, database: database, tls: .disable)
+        host: host ?? "localhost", port: port, username: user, password: password, database: database,
+        tls: tls.configuration.map { tls.isRequired ? .require($0) : .prefer($0) } ?? .disable)
     }
     configuration.options.connectTimeout = Self.connectTimeout
     return configuration
@@ -103,9 +132,17 @@ package struct PostgresURL: Sendable, CustomStringConvertible {
         unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: user, password: password, database: database)
     } else {
       configuration = .init(
-        host: host ?? "localhost", port: port, username: user, password: password, database: database, tls: .disable)
+        host: host ?? "localhost", port: port, username: user, password: password, database: database,
+        tls: sessionTLS)
     }
     configuration.options.connectTimeout = .seconds(Self.connectTimeout.components.seconds)
     return configuration
+  }
+
+  /// A single session's TLS: one `NIOSSLContext` for all of them (it holds the loaded
+  /// certificates; making one per session would parse them again).
+  private var sessionTLS: PostgresConnection.Configuration.TLS {
+    guard let context = sessionContext else { return .disable }
+    return tls.isRequired ? .require(context) : .prefer(context)
   }
 }
