@@ -100,11 +100,18 @@ extension ReceiptEngine {
   }
 
   /// The state of the printer an address names (nil: the default CUPS queue), asked now: CUPS'
-  /// queue state and reasons, a directory's availability, a raw printer's ESC/POS status where
-  /// its model answers, ``PrinterState/unknown`` where it cannot be asked. An address that cannot
-  /// be opened throws a ``ReceiptError``; a printer that cannot be asked throws what it says.
-  public func printerStatus(_ address: String?, server: String? = nil) throws -> PrinterStatus {
-    try openPrinter(address, server: server).status()
+  /// queue state and reasons, a directory's availability, a raw printer's status in the protocol
+  /// its `model` speaks (ESC/POS `DLE EOT` without a model, Star's `ESC ACK SOH` for a Star
+  /// model), ``PrinterState/unknown`` where it cannot be asked. An address that cannot be opened
+  /// throws a ``ReceiptError``; a printer that cannot be asked throws what it says.
+  public func printerStatus(_ address: String?, server: String? = nil, model: PrinterModel? = nil) throws
+    -> PrinterStatus
+  {
+    let printer = try openPrinter(address, server: server)
+    if let raw = printer as? any RawStatusAsking, let asking = model?.statusProtocol {
+      return raw.status(timeout: 1, asking: asking)
+    }
+    return try printer.status()
   }
 
   /// Prints a document, reading top to bottom: find the printer → is it ready → lay out at its

@@ -141,15 +141,17 @@ import Testing
     }
   }
 
-  @Test func aStarPrinterIsNeverSentESCPOSStatusRequests() async throws {
-    // Star raster printers do not speak DLE EOT: asked, they would take it for data.
-    let simulator = try ThermalPrinterSimulator(model: .generic203())
+  @Test func aStarPrinterIsAskedInStarsOwnProtocolNeverESCPOS() async throws {
+    // Star raster printers do not speak DLE EOT: asked, they would take it for data (the Star
+    // simulator refuses it and stops). They are asked with ESC ACK SOH.
+    let simulator = try ThermalPrinterSimulator(model: .starTSP100)
     let fixture = try Self.fixture(simulator, model: "star-tsp143iv")
     let job = try #require(try await Self.submit(fixture, count: 1).first)
     try await fixture.running {
       #expect(try await fixture.wait(seconds: 30) { try await fixture.server.store.job(job.id)?.state == .completed })
       let counter = try #require(try await fixture.server.probe.responses().first { $0.name == "counter" })
-      #expect(counter.state == "unknown")
+      #expect(counter.state == "idle", "\(counter.state) \(counter.reasons)")
+      #expect(simulator.starStatusRequestCount > 0 && simulator.refusedCommands.isEmpty, "\(simulator.refusedCommands)")
       // Unconfirmed, the job is complete once the bytes are sent; the printer finishes its page after.
       #expect(
         await fixture.wait(seconds: 10) { simulator.pages.first?.cut == "partial" }, "the receipt printed and was cut")

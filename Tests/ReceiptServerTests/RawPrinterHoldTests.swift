@@ -5,8 +5,8 @@ import Testing
 
 @testable import ReceiptServer
 
-/// A raw ESC/POS printer out of paper holds its queue: nothing is sent into it and no attempt is
-/// used up; refilled, it prints every job once, in order.
+/// A raw printer out of paper holds its queue: nothing is sent into it and no attempt is used
+/// up; refilled, it prints every job once, in order.
 @Suite struct RawPrinterHoldTests {
   @Test func paperOutHoldsTheQueueAndRefillResumesInOrder() async throws {
     let simulator = try ThermalPrinterSimulator()
@@ -38,6 +38,46 @@ import Testing
       // ThreadSanitizer). Then every job must have been printed exactly once.
       _ = await fixture.wait(seconds: 10) { simulator.jobs.count >= 3 }
       #expect(simulator.jobs.count == 3, "each job printed once")
+      let completed = try await jobs.asyncMap { try #require(try await fixture.server.store.job($0.id)) }
+      #expect(completed.allSatisfy { $0.attempts == 1 })
+      #expect(zip(completed, completed.dropFirst()).allSatisfy { $0.updatedAt <= $1.updatedAt }, "in order")
+    }
+  }
+
+  /// The same with a Star printer, asked with `ESC ACK SOH` (never `DLE EOT`, which the Star
+  /// simulator refuses as a real one would print it): out of paper, the queue holds and the
+  /// printer shows `media-empty`; refilled, every job prints once, in order.
+  @Test func aStarPrinterOutOfPaperHoldsTheQueueToo() async throws {
+    let simulator = try ThermalPrinterSimulator(model: .starTSP100)
+    simulator.set(paperEnd: true)
+    let fixture = try ServerFixture(
+      extraPrinters: [
+        PrinterConfig(
+          name: "counter", target: .socket(host: "127.0.0.1", port: Int(simulator.port)),
+          model: try PrinterModel.named("star-tsp143iv"))
+      ])
+    let jobs = try await (0..<3).asyncMap { _ in
+      try await fixture.server.store.submit(
+        JobRequest(printer: "counter", template: "receipt", data: Data(ServerFixture.order.utf8)),
+        idempotencyKey: nil, now: Date()
+      ).job
+    }
+    try await fixture.running {
+      #expect(await fixture.wait(seconds: 10) { simulator.starStatusRequestCount >= 4 }, "asked again while held")
+      #expect(simulator.jobs.isEmpty && simulator.statusRequestCount == 0)
+      for job in jobs {
+        let stored = try #require(try await fixture.server.store.job(job.id))
+        #expect(stored.state == .queued && stored.attempts == 0, "\(stored.state) after \(stored.attempts) attempts")
+      }
+      let held = try #require(try await fixture.server.probe.responses().first { $0.name == "counter" })
+      #expect(held.state == "stopped" && held.reasons.contains("media-empty"), "\(held.state) \(held.reasons)")
+      simulator.set(paperEnd: false)
+      #expect(
+        try await fixture.wait(seconds: 30) {
+          try await jobs.asyncAllSatisfy { try await fixture.server.store.job($0.id)?.state == .completed }
+        })
+      _ = await fixture.wait(seconds: 10) { simulator.jobs.count >= 3 }
+      #expect(simulator.jobs.count == 3 && simulator.refusedCommands.isEmpty, "\(simulator.refusedCommands)")
       let completed = try await jobs.asyncMap { try #require(try await fixture.server.store.job($0.id)) }
       #expect(completed.allSatisfy { $0.attempts == 1 })
       #expect(zip(completed, completed.dropFirst()).allSatisfy { $0.updatedAt <= $1.updatedAt }, "in order")

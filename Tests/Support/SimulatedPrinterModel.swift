@@ -10,16 +10,29 @@ public struct SimulatedPrinterModel: Sendable {
   /// reference gives it — the simulator then refuses a feed before `GS P` has set the unit, as
   /// it cannot know how far the real printer would move.
   public var defaultVerticalUnits: Int?
+  /// A Star printer: it speaks Star's commands (raster, `ESC ACK SOH`), not ESC/POS.
+  public var star: Bool
   /// Where the facts come from.
   public var source: String
 
   /// Creates a model.
-  public init(headDots: Int, dpi: Int, defaultVerticalUnits: Int?, source: String) {
+  public init(headDots: Int, dpi: Int, defaultVerticalUnits: Int?, star: Bool = false, source: String) {
     self.headDots = headDots
     self.dpi = dpi
     self.defaultVerticalUnits = defaultVerticalUnits
+    self.star = star
     self.source = source
   }
+
+  /// Star TSP100 series (TSP143IV): 203 dpi, 576 dots on 80 mm, Star Graphic mode — raster
+  /// only, status by `ESC ACK SOH` (STAR Graphic Mode Command Specifications Rev. 2.32, 3-1-3
+  /// "Status"; the automatic status's layout from the STAR Line Mode Command Specifications
+  /// Rev. 0.00, Appendix 5-2-3). It feeds in dots (`ESC * r Y n NUL`), so no motion unit.
+  public static let starTSP100 = SimulatedPrinterModel(
+    headDots: 576, dpi: 203, defaultVerticalUnits: nil, star: true,
+    source:
+      "STAR Graphic Mode Command Specifications Rev. 2.32 3-1-3; STAR Line Mode Command Specifications Rev. 0.00 pp. 3-70, 5-7…5-11"
+  )
 
   /// Epson TM-T88 line (TM-T88V, TM-T88VI): 180 dpi, 512 dots on 80 mm. `GS P` [Default]
   /// x = 180, y = 360 — the vertical unit is 1/360 inch, half a dot row — and `ESC J`, `ESC 3`

@@ -4,6 +4,8 @@ import Foundation
 struct SimulatedCommand {
   enum Kind {
     case realtimeStatus(UInt8), clearBuffers, initialize
+    /// Star `ESC ACK SOH`: the automatic status, at once.
+    case starStatusRequest
     /// `GS v 0`: rows of `widthBytes` bytes each.
     case band(widthBytes: Int, rows: Int, data: [UInt8])
     /// Star `b n1 n2`: one row.
@@ -25,6 +27,9 @@ struct SimulatedCommand {
 
 /// Splits the byte stream into commands however it arrives (ESC/POS and Star raster).
 public struct SimulatedCommandParser {
+  /// The printer speaks Star's commands only (a Star model): ESC/POS real-time commands are data
+  /// to it, refused here.
+  var starModel = false
   private var pending: [UInt8] = []
   private var starRaster = false
   private var star = false
@@ -63,6 +68,8 @@ public struct SimulatedCommandParser {
       return (String(decoding: p[(i + k)..<nul], as: UTF8.self), nul - i + 1)
     }
     switch p[i] {
+    case 0x10 where starModel:  // no Star command: a Star printer would print it
+      return (.refused("DLE (an ESC/POS real-time command) sent to a Star printer" + place(i)), 1)
     case 0x10:  // DLE
       guard let b1 = byte(1), let b2 = byte(2) else { return nil }
       if b1 == 0x04 { return (.realtimeStatus(UInt8(b2)), 3) }
@@ -79,6 +86,11 @@ public struct SimulatedCommandParser {
         guard [0, 1, 48, 49].contains(p[i + 2]) else { return (.refused("ESC p m = \(p[i + 2])"), 5) }
         return (.drawer(p[i + 2] == 0 || p[i + 2] == 48 ? 2 : 5), 5)
       case 0x0C: return byte(2).map { _ in (.cut("star"), 3) }  // ESC FF NUL / ESC FF EOT
+      // ESC ACK SOH (STAR Line Mode Command Specifications Rev. 0.00 p. 3-70; STAR Graphic Mode
+      // Command Specifications Rev. 2.32, 3-1-3): a Star printer's status request.
+      case 0x06 where starModel:
+        guard let b2 = byte(2) else { return nil }
+        return b2 == 0x01 ? (.starStatusRequest, 3) : (.refused(String(format: "ESC ACK 0x%02X", b2)), 3)
       case 0x2A where byte(2) == 0x72:  // ESC * r
         guard let letter = byte(3) else { return nil }
         star = true
@@ -187,6 +199,7 @@ struct SimulatedPrinterState {
   var current: SimulatedPage?
   var answeredProcessIDs: [String] = []
   var statusRequests = 0
+  var starStatusRequests = 0
   var bytesReceived = 0
   var bufferClears = 0
   var asbTarget: Int32 = -1
@@ -216,6 +229,23 @@ struct SimulatedPrinterState {
       if paperEnd { b |= 0b0110_0000 }
     }
     return b
+  }
+
+  /// A Star printer's automatic status, as `ESC ACK SOH` gets it, written from the STAR Line Mode
+  /// Command Specifications Rev. 0.00, Appendix 5-2-3 (pp. 5-7…5-11): nine bytes (status version
+  /// 3, "up to printer status 7 (9th byte)"); header 1 is that count in bits 1–3 and 5 with bit 0
+  /// set (9 = 1001b: bits 1 and 5, 23h); header 2 the version the same way (3: 06h), bit 7 set on
+  /// Ethernet, where two length bytes (0: no status data) follow (dot-impact specification Rev.
+  /// 0.70 p. 5-7). Printer status 1: cover open bit 5, offline bit 3; status 2: autocutter error
+  /// bit 3; status 4: paper end bit 3, near end (inner sensor) bit 2.
+  func starAutomaticStatus(ethernet: Bool) -> [UInt8] {
+    var bytes: [UInt8] = [0x23, ethernet ? 0x86 : 0x06, 0, 0, 0, 0, 0, 0, 0]
+    if coverOpen { bytes[2] |= 1 << 5 }
+    if stopped { bytes[2] |= 1 << 3 }
+    if cutterError { bytes[3] |= 1 << 3 }
+    if paperEnd { bytes[5] |= 1 << 3 }
+    if paperNearEnd || paperEnd { bytes[5] |= 1 << 2 }
+    return bytes + (ethernet ? [0, 0] : [])
   }
 
   /// The automatic status back packet (Epson `GS a`): 1st byte bit 4 fixed on, bit 3 offline,
@@ -321,7 +351,7 @@ extension ThermalPrinterSimulator {
       state.feedRemainder = 0
     case .refused(let what):
       state.refused.append(what)
-    case .realtimeStatus, .clearBuffers:
+    case .realtimeStatus, .clearBuffers, .starStatusRequest:
       break
     }
   }

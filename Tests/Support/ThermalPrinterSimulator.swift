@@ -11,7 +11,9 @@ import Foundation
 /// - the receive side parses the stream command by command — raster payloads are skipped by
 ///   their length, so image bytes are never taken for commands — and answers the real-time
 ///   commands at once, even while printing is stopped: `DLE EOT n` (Epson's status byte layout)
-///   and `DLE DC4` fn 8 (clear buffers, answered `37h 25h 00h`);
+///   and `DLE DC4` fn 8 (clear buffers, answered `37h 25h 00h`) — or, as a Star model, Star's
+///   `ESC ACK SOH` (its automatic status, with the two length bytes on TCP as on Ethernet), and
+///   then `DLE` is refused: a Star printer would print it;
 /// - the print engine works through the buffered commands in order, unless the paper is out or
 ///   the cover open: it prints ESC/POS `GS v 0` bands, `ESC J` feeds in the vertical motion unit
 ///   (the model's documented default after `ESC @`, or what `GS P` set) and `GS V` cuts, and Star
@@ -145,6 +147,8 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
   public var bytesReceived: Int { locked { $0.bytesReceived } }
   /// `DLE EOT` requests answered.
   public var statusRequestCount: Int { locked { $0.statusRequests } }
+  /// Star `ESC ACK SOH` requests answered.
+  public var starStatusRequestCount: Int { locked { $0.starStatusRequests } }
   /// Buffer clears (`DLE DC4` fn 8) executed.
   public var bufferClears: Int { locked { $0.bufferClears } }
   /// Commands the printer refused (unknown, malformed, or a feed in an unknown unit); the
@@ -196,6 +200,7 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
   /// Reads one connection (or the pty) until it ends, parsing as it goes.
   private func receive(from fd: Int32, closeWhenDone: Bool) {
     var parser = SimulatedCommandParser()
+    parser.starModel = model.star
     var job = Data()
     var buffer = [UInt8](repeating: 0, count: 65536)
     let chunk = baud.map { max(1, $0 / 10 / 20) } ?? buffer.count  // bytes per 50 ms on a serial line
@@ -229,6 +234,9 @@ public final class ThermalPrinterSimulator: @unchecked Sendable {  // state behi
         case .realtimeStatus(let request):
           state.statusRequests += 1
           reply([state.statusByte(request)], to: fd)
+        case .starStatusRequest:
+          state.starStatusRequests += 1
+          reply(state.starAutomaticStatus(ethernet: devicePath == nil), to: fd)
         case .clearBuffers:
           state.queue.removeAll()
           state.bufferClears += 1

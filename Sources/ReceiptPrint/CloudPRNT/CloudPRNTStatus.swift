@@ -6,10 +6,8 @@ public import Foundation
 /// server (POST) — JSON Request": all others are optional) — three digits and a description,
 /// `2xx` online (`211` paper low), `4xx` a printer error (`410` out of paper, `411` paper jam,
 /// `42x` cover open), `5xx` a client error ("Printer Status Codes"). `status`, when sent, is the
-/// printer's Star automatic status (ASB) in hex; its bytes add what the code does not say (STAR
-/// Line Mode Command Specifications, automatic status: 3rd byte bit 3 offline, bit 5 cover
-/// open; 4th byte bit 2 mechanical error, bit 3 autocutter error, bit 5 unrecoverable error,
-/// bit 6 head too hot; 6th byte bit 3 paper end, bit 2 paper near end).
+/// printer's Star automatic status (ASB) in hex; its bytes add what the code does not say, read
+/// as ``StarStatus`` reads them (cover open, offline, errors, paper end and near end).
 public struct CloudPRNTStatus: Sendable, Equatable {
   /// The three digits of `statusCode` (0 when it has none).
   public var code: Int
@@ -40,11 +38,6 @@ public struct CloudPRNTStatus: Sendable, Equatable {
     return bytes.count == tokens.count && bytes.count <= 64 ? bytes : []
   }
 
-  /// The ASB bit `bit` of byte `number` (1-based, as the specification counts them).
-  private func asbBit(_ number: Int, _ bit: Int) -> Bool {
-    number <= asb.count && asb[number - 1] & (1 << bit) != 0
-  }
-
   /// Whether the printer says it can print: a `2xx` code, and no paper end, open cover or error
   /// in its ASB.
   public var canPrint: Bool { printerStatus.state != .stopped }
@@ -60,15 +53,17 @@ public struct CloudPRNTStatus: Sendable, Equatable {
       reasons.append(reason)
       if let problem { problems.append(problem) }
     }
-    if code == 410 || asbBit(6, 3) { add("media-empty", "out of paper") }
+    let sensors = StarStatus(sensorsOf: asb)
+    if code == 410 || sensors.paperEnd { add("media-empty", "out of paper") }
     if code == 411 { add("media-jam", "paper jam") }
-    if code / 10 == 42 || asbBit(3, 5) { add("cover-open", "cover open") }
-    if asbBit(4, 2) || asbBit(4, 3) || asbBit(4, 5) || asbBit(4, 6) {
-      add("other", asbBit(4, 3) ? "autocutter error" : asbBit(4, 6) ? "print head too hot" : "printer error")
+    if code / 10 == 42 || sensors.coverOpen { add("cover-open", "cover open") }
+    if sensors.mechanicalError || sensors.cutterError || sensors.unrecoverableError || sensors.headTooHot {
+      add(
+        "other", sensors.cutterError ? "autocutter error" : sensors.headTooHot ? "print head too hot" : "printer error")
     }
     if code / 100 == 4, problems.isEmpty { add("other", text.isEmpty ? "printer error \(code)" : text) }
-    if asbBit(3, 3), problems.isEmpty { add("offline-report", "offline") }
-    let low = code == 211 || code == 210 || asbBit(6, 2)
+    if sensors.offline, problems.isEmpty { add("offline-report", "offline") }
+    let low = code == 211 || code == 210 || sensors.paperNearEnd
     if low, !reasons.contains("media-empty") { add("media-low", nil) }
     let stopped = !problems.isEmpty
     return PrinterStatus(

@@ -10,7 +10,7 @@ package import ReceiptLayout
 /// raw 8N1 at the baud rate, hardware or XON/XOFF flow control). Like a socket printer it cannot
 /// be asked whether the paper came out, but it answers ESC/POS real-time status; "done" means
 /// the bytes were written and, on a serial line, drained to the wire (`tcdrain`).
-public struct DevicePrinter: Printer {
+public struct DevicePrinter: Printer, RawStatusAsking {
   /// How the device is driven.
   public enum Kind: String, Sendable {
     case usb, serial
@@ -79,7 +79,10 @@ public struct DevicePrinter: Printer {
 
   /// While this process is sending a job to the device the printer is not asked (the request
   /// would land inside the job's bytes; see ``DeviceLines``): `processing`.
-  public func status(timeout: TimeInterval) -> PrinterStatus {
+  public func status(timeout: TimeInterval) -> PrinterStatus { status(timeout: timeout, asking: .escpos) }
+
+  /// Asks in `protocol` (Star's `ESC ACK SOH` for a Star model).
+  public func status(timeout: TimeInterval, asking protocol: RawStatusProtocol) -> PrinterStatus {
     let line = DeviceLines.key(path)
     guard DeviceLines.shared.tryTake(line) else {
       return PrinterStatus(state: .processing, message: "printing a job (not asked while it is sent)")
@@ -93,11 +96,11 @@ public struct DevicePrinter: Printer {
     if kind == .serial, (try? configureSerial(fd)) == nil {
       return PrinterStatus(state: .unavailable, message: "\(path) is not a serial line")
     }
-    let request = [UInt8](ESCPOSStatus.request)
+    let request = [UInt8](`protocol`.request)
     guard write(fd, request, request.count) == request.count else {
       return PrinterStatus(state: .unknown, message: "the printer does not take status requests")
     }
-    return ESCPOSStatus.read(from: fd, timeout: timeout)
+    return `protocol`.read(from: fd, timeout: timeout)
   }
 
   /// Writes the encoded receipt (all copies: ESC/POS, or Star raster for a Star model);

@@ -66,32 +66,12 @@ public struct ESCPOSStatus: Equatable, Sendable {
   /// In CUPS/IPP terms: stopped with `media-empty`, `cover-open`, `offline-report` or `other`
   /// (a cutter or unrecoverable error), or idle, with `media-low` when the roll is nearly out.
   public var printerStatus: PrinterStatus {
-    var reasons: [PrinterStateReason] = []
-    var problems: [String] = []
-    if paperEnd {
-      reasons.append("media-empty")
-      problems.append("out of paper")
-    } else if paperNearEnd {
-      reasons.append("media-low")
-    }
-    if coverOpen {
-      reasons.append("cover-open")
-      problems.append("cover open")
-    }
-    if cutterError || unrecoverableError || autoRecoverableError {
-      reasons.append("other")
-      problems.append(
-        cutterError ? "autocutter error" : unrecoverableError ? "unrecoverable error" : "print head too hot")
-    }
-    if offline, problems.isEmpty {
-      reasons.append("offline-report")
-      problems.append("offline")
-    }
-    let stopped = !problems.isEmpty
-    return PrinterStatus(
-      state: stopped ? .stopped : .idle, reasons: reasons,
-      message: stopped ? problems.joined(separator: ", ") : (paperNearEnd ? "paper nearly out" : ""),
-      acceptingJobs: true)
+    PrinterStatus.sensed(
+      paperEnd: paperEnd, paperNearEnd: paperNearEnd, coverOpen: coverOpen,
+      error: cutterError
+        ? "autocutter error"
+        : unrecoverableError
+          ? "unrecoverable error" : autoRecoverableError ? "print head too hot" : nil, offline: offline)
   }
 
   /// Reads the four answers to ``request`` from `fd` (a socket or a device), waiting at most

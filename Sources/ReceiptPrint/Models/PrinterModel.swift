@@ -28,7 +28,8 @@ public struct PrinterModel: Codable, Hashable, Sendable {
   /// cutting: `GS V` function B, Star's EOT mode with cut feed).
   public var cutterFeedMillimetres: Double?
   /// What the printer reports: `realtime` (ESC/POS `DLE EOT`), `asb` (automatic status back,
-  /// `GS a`) and `process-id` (`GS ( H` fn 48: it says when a receipt has printed).
+  /// `GS a`) and `process-id` (`GS ( H` fn 48: it says when a receipt has printed) for an ESC/POS
+  /// model; `star-asb` (Star's automatic status, asked with `ESC ACK SOH`) for a Star model.
   public var status: [String]
   /// Print speed in millimetres per second (the maker's maximum), for time estimates.
   public var speed: Int?
@@ -56,6 +57,10 @@ public struct PrinterModel: Codable, Hashable, Sendable {
   public var confirmsPrints: Bool { status.contains("process-id") }
   /// Whether the printer sends ESC/POS automatic status back (`GS a`).
   public var sendsAutomaticStatus: Bool { status.contains("asb") }
+  /// How the printer is asked its state (nil: it is not asked).
+  public var statusProtocol: RawStatusProtocol? {
+    status.contains("star-asb") ? .star : status.contains("realtime") ? .escpos : nil
+  }
 
   private enum CodingKeys: String, CodingKey {
     case name, title, dpi, paper, commandSet, imageCommand, bandHeight, drawerPins, cutter, cutterFeedMillimetres
@@ -103,11 +108,14 @@ public struct PrinterModel: Codable, Hashable, Sendable {
       throw fail("drawerPins lists the drawer connector's pins, 2 and/or 5 (first: the default), or none")
     }
     guard ["partial", "full", "none"].contains(cutter) else { throw fail("cutter is partial, full or none") }
-    guard status.allSatisfy(["realtime", "asb", "process-id"].contains) else {
-      throw fail("status lists what the printer reports: realtime, asb, process-id")
-    }
-    guard commandSet == "escpos" || status.isEmpty else {
-      throw fail("status requests are ESC/POS commands; a Star model lists none")
+    if commandSet == "escpos" {
+      guard status.allSatisfy(["realtime", "asb", "process-id"].contains) else {
+        throw fail("status lists what the printer reports: realtime, asb, process-id (ESC/POS)")
+      }
+    } else {
+      guard status.allSatisfy({ $0 == "star-asb" }) else {
+        throw fail("a Star model's status is star-asb (ESC ACK SOH) or none: ESC/POS status requests would print")
+      }
     }
     // A default may be finer than GS P can set (the TM-T88's 360 per inch).
     if let units = motionUnits, !((1...1440).contains(units.x) && (1...1440).contains(units.y)) {

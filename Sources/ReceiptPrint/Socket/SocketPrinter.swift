@@ -10,7 +10,7 @@ import ReceiptModel
 /// Its state comes from ESC/POS real-time status (`DLE EOT 1…4`) where it answers; "done"
 /// means the printer confirmed the receipt printed (models with `process-id`, when the job asks)
 /// or else that the bytes were delivered.
-public struct SocketPrinter: StreamingPrinter {
+public struct SocketPrinter: StreamingPrinter, RawStatusAsking {
   public var host: String
   public var port: UInt16
 
@@ -36,12 +36,15 @@ public struct SocketPrinter: StreamingPrinter {
   /// does not answer within `timeout` (not every printer on port 9100 speaks ESC/POS status).
   public func status() throws -> PrinterStatus { status(timeout: 1) }
 
-  public func status(timeout: TimeInterval) -> PrinterStatus {
+  public func status(timeout: TimeInterval) -> PrinterStatus { status(timeout: timeout, asking: .escpos) }
+
+  /// Asks in `protocol` (Star's `ESC ACK SOH` for a Star model) on a connection of its own.
+  public func status(timeout: TimeInterval, asking protocol: RawStatusProtocol) -> PrinterStatus {
     do {
       let fd = try connected(timeout: timeout)
       defer { close(fd) }
-      try write(ESCPOSStatus.request, to: fd)
-      return ESCPOSStatus.read(from: fd, timeout: timeout)
+      try write(`protocol`.request, to: fd)
+      return `protocol`.read(from: fd, timeout: timeout)
     } catch {
       return PrinterStatus(state: .unavailable, message: "\(error)")
     }

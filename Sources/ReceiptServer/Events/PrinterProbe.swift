@@ -39,10 +39,10 @@ struct PrinterProbe: Sendable {
     let target = printer.target
     if case .polled = target.delivery { return ("unknown", []) }  // its polls say (above)
     guard printer.answersStatusRequests else {
-      return ("unknown", ["the printer model \(printer.model?.name ?? "") is not asked for ESC/POS status"])
+      return ("unknown", ["the printer model \(printer.model?.name ?? "") is not asked for its status"])
     }
     do {
-      let status = try engine.printerStatus(target.address, server: target.server)
+      let status = try engine.printerStatus(target.address, server: target.server, model: printer.model)
       let reasons = (status.reasonKeywords + [status.message]).filter { !$0.isEmpty }
       return (status.acceptingJobs ? status.state.rawValue : "rejecting", reasons)
     } catch let error as ReceiptError {

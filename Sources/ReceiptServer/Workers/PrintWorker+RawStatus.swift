@@ -3,7 +3,8 @@ import Logging
 import ReceiptKit
 @_spi(Internals) import ReceiptModel
 
-/// A raw ESC/POS printer (socket, USB, serial) is asked for its state before each job is
+/// A raw printer (socket, USB, serial) is asked for its state — ESC/POS `DLE EOT`, or Star's
+/// `ESC ACK SOH` for a Star model — before each job is
 /// claimed: while it reports paper out, an open cover or an error, the queue is held — no job is
 /// claimed, so none is sent into a printer that cannot print, and none uses up an attempt — and
 /// printing resumes in order once it is fixed. A printer that never answers the status request
@@ -17,14 +18,15 @@ extension PrintWorker {
   func rawPrinterHold() async -> PrinterStatus? {
     if case .polled = printer.target.delivery { return polled?.hold(printer.name, now: Date()) }
     guard printer.target.delivery == .raw else { return nil }
-    let (engine, address) = (self.engine, printer.target.address)
+    let (engine, address, model) = (self.engine, printer.target.address, printer.model)
     guard rawStatus.shouldAsk, printer.answersStatusRequests,
       (try? await store.jobs(state: .queued, printer: printer.name, limit: 1, before: nil).isEmpty) == false,
-      let status = try? await pool.run({ try engine.printerStatus(address) })
+      let status = try? await pool.run({ try engine.printerStatus(address, model: model) })
     else { return nil }
     if status.state == .unknown, !rawStatus.everAnswered {
       rawStatus.stopAsking()
-      logger.info("printer \(printer.name) does not answer ESC/POS status requests; printing without them")
+      let asked = model?.statusProtocol == .star ? "Star status requests (ESC ACK SOH)" : "ESC/POS status requests"
+      logger.info("printer \(printer.name) does not answer \(asked); printing without them")
       return nil
     }
     if status.state != .unknown { rawStatus.answered() }
