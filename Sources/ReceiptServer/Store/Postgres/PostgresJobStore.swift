@@ -103,11 +103,13 @@ final class PostgresJobStore: JobStore, Sendable {
           let name = url.redacted
           do {
             try await bounded(timeout, what: name) { _ in
-              // A session of its own first: a session that cannot be made fails here with its
-              // reason (refused, TLS, authentication), where the pool would try again until
-              // the bound and say only that the server did not answer.
-              let session = try await PostgresConnection.connect(
-                configuration: url.configuration, id: Int.random(in: 1...1 << 30), logger: logger)
+              // A session of its own first: one that cannot be made fails here with its reason
+              // (TLS, authentication, no such database), where the pool would try again until
+              // the bound and say only that the server did not answer. A server not up yet
+              // (refused, starting up) is tried again until just before the bound, as the pool
+              // would: a daemon started with its database, at boot, waits for it.
+              let session = try await PostgresJobStore.firstSession(
+                url, until: .now + timeout - .seconds(1), logger: logger)
               try? await session.close()
               try await PostgresSchema.migrate(client, logger: logger)
             }
@@ -163,6 +165,32 @@ final class PostgresJobStore: JobStore, Sendable {
       }
     }
     try await migrated.wait()
+  }
+
+  /// A session to `url`, tried again every quarter second until `deadline` while the failure
+  /// is one that passes by itself (``mayPassByItself(_:)``); any other at once.
+  static func firstSession(_ url: PostgresURL, until deadline: ContinuousClock.Instant, logger: Logger) async throws
+    -> PostgresConnection
+  {
+    while true {
+      do {
+        return try await PostgresConnection.connect(
+          configuration: url.configuration, id: Int.random(in: 1...1 << 30), logger: logger)
+      } catch {
+        guard mayPassByItself(error), ContinuousClock.now < deadline else { throw error }
+        try await Task.sleep(for: .milliseconds(250))
+      }
+    }
+  }
+
+  /// Whether a failure to connect may pass by itself: the connection refused or lost (the
+  /// server not up yet), PostgreSQL starting up (57P03) or full (53300). Not: TLS, a refused
+  /// login, a missing database — trying again cannot mend those.
+  static func mayPassByItself(_ error: any Error) -> Bool {
+    guard let error = error as? PSQLError else { return false }
+    if let state = error.serverInfo?[.sqlState] { return state == "57P03" || state == "53300" }
+    guard error.code == .connectionError || error.code == .serverClosedConnection else { return false }
+    return error.underlying.map { PostgresTLS.describe($0) == nil && !PostgresTLS.isTLSError($0) } ?? true
   }
 
   func close() async {

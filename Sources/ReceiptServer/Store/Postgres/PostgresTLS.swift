@@ -125,6 +125,11 @@ package struct PostgresTLS: Sendable {
     return nil
   }
 
+  /// Whether an error is TLS's own (a handshake or a certificate check).
+  static func isTLSError(_ error: any Error) -> Bool {
+    error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError
+  }
+
   /// A PEM file of at most 1 MiB.
   private static func read(_ path: String, parameter: String, what: String) throws -> [UInt8] {
     guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
