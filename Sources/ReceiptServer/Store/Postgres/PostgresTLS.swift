@@ -143,7 +143,10 @@ package struct PostgresTLS: Sendable {
     defer { try? handle.close() }
     // FileHandle, not Data(contentsOf:): swift-foundation keeps the buffer of an empty file's read.
     let data: Data?
-    do { data = try handle.readToEnd() } catch { throw unreadable }
+    do { data = try handle.read(upToCount: (1 << 20) + 1) } catch { throw unreadable }
+    guard (data?.count ?? 0) <= 1 << 20 else {
+      throw ReceiptError(.data, "\(parameter)=\(path) is not a PEM file of at most 1 MiB; give the file of \(what)")
+    }
     return [UInt8](data ?? Data())
   }
 
